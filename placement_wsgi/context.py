@@ -1,0 +1,49 @@
+"""The per-request context: who is calling, and the app's shared services."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from oslo_context import context as oslo_context
+from oslo_policy import policy as oslo_policy
+
+from placement_wsgi import errors
+
+if TYPE_CHECKING:
+    from placement_wsgi.deploy import PlacementApp
+
+ENVIRON_CONTEXT = "placement.context"
+
+
+class RequestContext(oslo_context.RequestContext):
+    """oslo.context's context plus the app it runs in (database, conf, policy)."""
+
+    def __init__(self, *args: Any, app: PlacementApp | None = None, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.app = app
+
+    @property
+    def database(self):  # noqa: ANN201 - Database
+        return self.app.database
+
+    @property
+    def conf(self):  # noqa: ANN201 - ConfigOpts
+        return self.app.conf
+
+    def to_policy_values(self) -> dict[str, Any]:
+        values = super().to_policy_values()
+        # Any system scope header makes the context system-scoped; every
+        # placement rule is project-scoped, so it is then refused.
+        values["system"] = bool(self.system_scope)
+        return values
+
+    def can(self, rule: str, target: dict[str, Any] | None = None) -> None:
+        """Raise 403 unless policy allows ``rule`` on ``target``."""
+        if target is None:
+            target = {"project_id": self.project_id, "user_id": self.user_id}
+        try:
+            allowed = self.app.enforcer.authorize(rule, target, self, do_raise=False)
+        except oslo_policy.InvalidScope:
+            allowed = False
+        if not allowed:
+            raise errors.Forbidden(f"Policy does not allow {rule} to be performed.")

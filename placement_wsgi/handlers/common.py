@@ -1,0 +1,12 @@
+"""Small helpers every handler uses."""
+
+from __future__ import annotations
+
+import webob
+
+from placement_wsgi.context import ENVIRON_CONTEXT, RequestContext
+
+
+def context_of(request: webob.Request) -> RequestContext:
+    """The request's context (identity, database, conf, policy)."""
+    return request.environ[ENVIRON_CONTEXT]

@@ -1,0 +1,100 @@
+"""Finding one provider and bumping its generation: used by every sub-resource."""
+
+from __future__ import annotations
+
+import dataclasses
+import datetime
+
+import sqlalchemy as sa
+from sqlalchemy.engine import Connection
+
+from placement_wsgi import errors
+from placement_wsgi.db import tables
+
+_providers = tables.resource_providers
+_parents = _providers.alias("parent")
+_roots = _providers.alias("root")
+
+
+@dataclasses.dataclass(frozen=True)
+class ResourceProvider:
+    id: int
+    uuid: str
+    name: str | None
+    generation: int
+    parent_provider_uuid: str | None
+    root_provider_uuid: str | None
+    created_at: datetime.datetime | None
+    updated_at: datetime.datetime | None
+
+    @property
+    def modified_at(self) -> datetime.datetime | None:
+        return self.updated_at or self.created_at
+
+
+def provider_select() -> sa.Select:
+    """SELECT of every provider column plus its parent's and root's uuid."""
+    return (
+        sa.select(
+            _providers.c.id, _providers.c.uuid, _providers.c.name,
+            _providers.c.generation, _providers.c.created_at, _providers.c.updated_at,
+            _parents.c.uuid.label("parent_provider_uuid"),
+            _roots.c.uuid.label("root_provider_uuid"),
+        )
+        .select_from(
+            _providers
+            .outerjoin(_parents, _providers.c.parent_provider_id == _parents.c.id)
+            .outerjoin(_roots, _providers.c.root_provider_id == _roots.c.id)
+        )
+    )
+
+
+def provider_from_row(row: sa.Row) -> ResourceProvider:
+    return ResourceProvider(
+        id=row.id, uuid=row.uuid, name=row.name, generation=row.generation or 0,
+        parent_provider_uuid=row.parent_provider_uuid,
+        root_provider_uuid=row.root_provider_uuid or row.uuid,
+        created_at=row.created_at, updated_at=row.updated_at,
+    )
+
+
+def find_provider(connection: Connection, uuid: str) -> ResourceProvider | None:
+    row = connection.execute(provider_select().where(_providers.c.uuid == uuid)).first()
+    return provider_from_row(row) if row is not None else None
+
+
+def get_provider(connection: Connection, uuid: str, message: str | None = None) -> ResourceProvider:
+    """The provider with ``uuid``; 404 ``No resource provider with uuid ... found``."""
+    provider = find_provider(connection, uuid)
+    if provider is None:
+        raise errors.NotFound(message or f"No resource provider with uuid {uuid} found")
+    return provider
+
+
+GENERATION_CONFLICT = (
+    "Resource provider's generation already changed. Please update the generation "
+    "and try again.")
+
+
+def check_generation(provider: ResourceProvider, given: int,
+                     message: str = "resource provider generation conflict") -> None:
+    """409 concurrent_update when the client's generation is stale."""
+    if provider.generation != given:
+        raise errors.ConcurrentUpdate(message)
+
+
+def bump_generation(connection: Connection, provider_id: int, expected: int) -> int:
+    """``generation = expected + 1`` if still ``expected``; else 409.
+
+    The conditional UPDATE is what serialises concurrent writers of one
+    provider: the second one to commit matches no row.
+    """
+    result = connection.execute(
+        _providers.update()
+        .where(_providers.c.id == provider_id, _providers.c.generation == expected)
+        .values(generation=expected + 1, updated_at=tables.utcnow()))
+    if result.rowcount != 1:
+        raise errors.ConcurrentUpdate(
+            "resource provider generation conflict: another process changed the "
+            "provider; refresh and try again")
+    return expected + 1

@@ -1,0 +1,219 @@
+"""Traits: standard (os-traits) and custom (``CUSTOM_*``) names."""
+
+from __future__ import annotations
+
+import dataclasses
+import datetime
+import re
+
+import sqlalchemy as sa
+from sqlalchemy.engine import Connection
+
+from placement_wsgi import errors
+from placement_wsgi.db import tables
+from placement_wsgi.db.database import Database, RetryTransaction
+from placement_wsgi.objects.provider_lookup import (
+    GENERATION_CONFLICT,
+    bump_generation,
+    check_generation,
+    get_provider,
+)
+
+CUSTOM_NAME = re.compile(r"^CUSTOM_[A-Z0-9_]+$")
+MAX_NAME_LENGTH = 255
+CUSTOM_PREFIX = "CUSTOM_"
+
+
+@dataclasses.dataclass(frozen=True)
+class Trait:
+    id: int
+    name: str
+    created_at: datetime.datetime | None
+    updated_at: datetime.datetime | None
+
+    @property
+    def modified_at(self) -> datetime.datetime | None:
+        return self.updated_at or self.created_at
+
+
+def _from_row(row: sa.Row) -> Trait:
+    return Trait(row.id, row.name, row.created_at, row.updated_at)
+
+
+def is_valid_custom_name(name: str) -> bool:
+    return len(name) <= MAX_NAME_LENGTH and bool(CUSTOM_NAME.match(name))
+
+
+def list_traits(
+    database: Database,
+    names: list[str] | None = None,
+    prefix: str | None = None,
+    associated: bool | None = None,
+) -> list[Trait]:
+    """Traits filtered by exact names, a name prefix and provider association."""
+
+    def body(connection: Connection) -> list[Trait]:
+        query = sa.select(tables.traits)
+        if names is not None:
+            query = query.where(tables.traits.c.name.in_(names))
+        if prefix is not None:
+            query = query.where(tables.traits.c.name.startswith(prefix, autoescape=True))
+        if associated is not None:
+            linked = sa.select(tables.resource_provider_traits.c.trait_id)
+            column = tables.traits.c.id
+            query = query.where(column.in_(linked) if associated else column.not_in(linked))
+        return [_from_row(row) for row in connection.execute(query.order_by(tables.traits.c.name))]
+
+    return database.read(body)
+
+
+def get_trait(database: Database, name: str) -> Trait:
+    """The trait called ``name``; 404 when there is none."""
+    row = database.read(lambda connection: connection.execute(
+        sa.select(tables.traits).where(tables.traits.c.name == name)).first())
+    if row is None:
+        raise errors.NotFound(f"No such trait(s): {name}.")
+    return _from_row(row)
+
+
+def ensure_trait(database: Database, name: str) -> tuple[Trait, bool]:
+    """Create the custom trait ``name`` unless it exists; return (trait, created)."""
+
+    def body(connection: Connection) -> tuple[Trait, bool]:
+        query = sa.select(tables.traits).where(tables.traits.c.name == name)
+        row = connection.execute(query).first()
+        if row is not None:
+            return _from_row(row), False
+        try:
+            connection.execute(tables.traits.insert().values(name=name))
+        except sa.exc.IntegrityError as error:  # created concurrently
+            raise RetryTransaction() from error
+        return _from_row(connection.execute(query).one()), True
+
+    return database.write(body)
+
+
+def delete_trait(database: Database, name: str) -> None:
+    """Delete a custom trait that no provider carries."""
+
+    def body(connection: Connection) -> None:
+        trait_id = connection.execute(
+            sa.select(tables.traits.c.id).where(tables.traits.c.name == name)).scalar()
+        if trait_id is None:
+            raise errors.NotFound(f"No such trait(s): {name}.")
+        if not name.startswith(CUSTOM_PREFIX):
+            raise errors.BadRequest(f"Cannot delete standard trait {name}.")
+        in_use = connection.execute(sa.select(tables.resource_provider_traits.c.trait_id).where(
+            tables.resource_provider_traits.c.trait_id == trait_id).limit(1)).first()
+        if in_use is not None:
+            raise errors.Conflict(f"The trait {name} is in use by a resource provider.")
+        connection.execute(tables.traits.delete().where(tables.traits.c.id == trait_id))
+
+    database.write(body)
+
+
+def trait_ids_by_name(connection: Connection, names: set[str] | list[str]) -> dict[str, int]:
+    """Map each known name to its id (unknown names are left out)."""
+    if not names:
+        return {}
+    rows = connection.execute(sa.select(tables.traits.c.name, tables.traits.c.id).where(
+        tables.traits.c.name.in_(list(names))))
+    return {row.name: row.id for row in rows}
+
+
+def require_traits(connection: Connection, names: set[str] | list[str]) -> dict[str, int]:
+    """Like trait_ids_by_name, but 400 naming the unknown traits."""
+    found = trait_ids_by_name(connection, names)
+    missing = sorted(set(names) - set(found))
+    if missing:
+        raise errors.BadRequest(f"No such trait {', '.join(missing)}")
+    return found
+
+
+# -- traits of one provider ------------------------------------------------------
+
+_links = tables.resource_provider_traits
+
+
+@dataclasses.dataclass(frozen=True)
+class ProviderTraits:
+    names: list[str]
+    generation: int
+    modified_at: datetime.datetime | None
+
+
+def _provider_trait_rows(connection: Connection, provider_id: int) -> list[sa.Row]:
+    return list(connection.execute(
+        sa.select(tables.traits.c.name, tables.traits.c.created_at, tables.traits.c.updated_at)
+        .join(_links, _links.c.trait_id == tables.traits.c.id)
+        .where(_links.c.resource_provider_id == provider_id)
+        .order_by(tables.traits.c.name)))
+
+
+def _provider_traits(connection: Connection, provider_id: int, generation: int) -> ProviderTraits:
+    rows = _provider_trait_rows(connection, provider_id)
+    modified = [row.updated_at or row.created_at for row in rows]
+    present = [when for when in modified if when is not None]
+    return ProviderTraits([row.name for row in rows], generation,
+                          max(present) if present else None)
+
+
+def get_provider_traits(database: Database, provider_uuid: str) -> ProviderTraits:
+
+    def body(connection: Connection) -> ProviderTraits:
+        provider = get_provider(connection, provider_uuid)
+        return _provider_traits(connection, provider.id, provider.generation)
+
+    return database.read(body)
+
+
+def replace_provider_traits(connection: Connection, provider_id: int, generation: int,
+                            names: list[str] | set[str]) -> int:
+    """Make the provider's traits exactly ``names`` (known traits); bump on change.
+
+    Returns the provider's generation afterwards.
+    """
+
+    wanted = require_traits(connection, set(names))
+    current = {row.trait_id for row in connection.execute(
+        sa.select(_links.c.trait_id).where(_links.c.resource_provider_id == provider_id))}
+    target = set(wanted.values())
+    if current == target:
+        return generation
+    removed = current - target
+    added = target - current
+    if removed:
+        connection.execute(_links.delete().where(
+            _links.c.resource_provider_id == provider_id, _links.c.trait_id.in_(removed)))
+    if added:
+        connection.execute(_links.insert(), [
+            {"resource_provider_id": provider_id, "trait_id": trait_id}
+            for trait_id in sorted(added)])
+    return bump_generation(connection, provider_id, generation)
+
+
+def set_provider_traits(database: Database, provider_uuid: str, names: list[str],
+                        generation: int) -> ProviderTraits:
+    """PUT semantics: 404, then generation check, then unknown traits (400)."""
+
+    def body(connection: Connection) -> ProviderTraits:
+        provider = get_provider(connection, provider_uuid)
+        check_generation(provider, generation, GENERATION_CONFLICT)
+        new_generation = replace_provider_traits(
+            connection, provider.id, provider.generation, names)
+        return _provider_traits(connection, provider.id, new_generation)
+
+    return database.write(body)
+
+
+def delete_provider_traits(database: Database, provider_uuid: str) -> None:
+    """Remove every trait; bump the generation only if there were some."""
+
+    def body(connection: Connection) -> None:
+        provider = get_provider(connection, provider_uuid)
+        removed = connection.execute(
+            _links.delete().where(_links.c.resource_provider_id == provider.id)).rowcount
+        if removed:
+            bump_generation(connection, provider.id, provider.generation)
+
+    database.write(body)

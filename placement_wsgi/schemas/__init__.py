@@ -1,0 +1,1 @@
+"""JSON Schemas for request bodies and query strings, one per version range."""
