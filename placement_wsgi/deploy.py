@@ -87,7 +87,7 @@ class MicroversionMiddleware:
             response = errors.to_response(errors.ConcurrentUpdate(
                 "The database was too busy to complete the request; try again."), request)
         response.headers[microversion.HEADER] = microversion.response_header_value(version)
-        response.headers["Vary"] = microversion.HEADER
+        response.headers["Vary"] = microversion.HEADER.lower()
         return response
 
 
