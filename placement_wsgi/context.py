@@ -30,19 +30,31 @@ class RequestContext(oslo_context.RequestContext):
     def conf(self):  # noqa: ANN201 - ConfigOpts
         return self.app.conf
 
-    def to_policy_values(self) -> dict[str, Any]:
-        values = super().to_policy_values()
-        # Any system scope header makes the context system-scoped; every
-        # placement rule is project-scoped, so it is then refused.
-        values["system"] = bool(self.system_scope)
-        return values
+    def policy_credentials(self) -> dict[str, Any]:
+        """Credentials for oslo.policy.
+
+        Any system scope header makes the context system-scoped (every
+        placement rule is project-scoped, so it is then refused).
+        """
+        return {
+            "user_id": self.user_id,
+            "project_id": self.project_id,
+            "roles": self.roles,
+            "system_scope": self.system_scope,
+            "system": bool(self.system_scope),
+            "domain_id": self.domain_id,
+            "user_domain_id": self.user_domain_id,
+            "project_domain_id": self.project_domain_id,
+            "is_admin_project": self.is_admin_project,
+        }
 
     def can(self, rule: str, target: dict[str, Any] | None = None) -> None:
         """Raise 403 unless policy allows ``rule`` on ``target``."""
         if target is None:
             target = {"project_id": self.project_id, "user_id": self.user_id}
         try:
-            allowed = self.app.enforcer.authorize(rule, target, self, do_raise=False)
+            allowed = self.app.enforcer.authorize(
+                rule, target, self.policy_credentials(), do_raise=False)
         except oslo_policy.InvalidScope:
             allowed = False
         if not allowed:

@@ -116,7 +116,8 @@ _WEBOB_CLASSES: dict[int, type[webob.exc.HTTPException]] = {
 
 def _json_formatter(body: str, status: str, title: str, environ: dict) -> dict:
     """Build the placement error body from webob's rendered parts."""
-    detail = _TAGS.sub("", body.replace("<br /><br />", "\n\n")).strip()
+    text = body.replace("<br /><br />\n", "\n\n").replace("<br /><br />", "\n\n")
+    detail = _TAGS.sub("", text).strip()
     error: dict[str, Any] = {
         "status": int(status.split(" ", 1)[0]),
         "title": title,

@@ -1,0 +1,398 @@
+"""Allocations: the atomic write shared by PUT/POST /allocations and the
+reshaper, and the reads by consumer and by provider.
+
+The write follows placement-api-allocations.md §4. Concurrency rests on
+two optimistic tokens read at the start of the transaction and checked
+with conditional UPDATEs at its end:
+
+* every provider in the write set has its generation bumped from the
+  value read *before* its usage was read, so a writer that checked
+  capacity against stale usage matches no row, and the whole transaction
+  reruns with fresh data (server-side retry, invisible to the client);
+* every consumer's generation is bumped (or the record deleted) from the
+  value the checks used, so two writers racing on one consumer cannot both
+  win; the loser gets 409 ``placement.concurrent_update``.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import datetime
+from collections import defaultdict
+from typing import Any
+
+import sqlalchemy as sa
+from sqlalchemy.engine import Connection
+
+from placement_wsgi import errors
+from placement_wsgi.db import tables
+from placement_wsgi.db.database import Database, RetryTransaction, TransactionRetriesExhausted
+from placement_wsgi.objects import consumer as consumer_obj
+from placement_wsgi.objects.provider_lookup import get_provider
+
+#: ``consumer_generation`` value meaning "not checked" (writes below 1.28).
+UNCHECKED: Any = object()
+
+_allocations = tables.allocations
+_providers = tables.resource_providers
+_inventories = tables.inventories
+_classes = tables.resource_classes
+
+
+@dataclasses.dataclass
+class ConsumerAllocations:
+    """One consumer's part of a write: its complete new set of allocations."""
+
+    consumer_uuid: str
+    project_id: str
+    user_id: str
+    allocations: dict[str, dict[str, int]]
+    consumer_generation: int | None = UNCHECKED
+    consumer_type: str | None = None
+
+
+class ProviderGenerationRace(RetryTransaction):
+    """A provider of the write set changed under us: rerun the transaction."""
+
+
+@dataclasses.dataclass
+class _Inventory:
+    total: int
+    reserved: int
+    min_unit: int
+    max_unit: int
+    step_size: int
+    allocation_ratio: float
+
+    @property
+    def write_capacity(self) -> float:
+        return (self.total - self.reserved) * self.allocation_ratio
+
+
+def _class_ids(connection: Connection, names: list[str], unknown_message: str) -> dict[str, int]:
+    if not names:
+        return {}
+    rows = connection.execute(sa.select(_classes.c.name, _classes.c.id).where(
+        _classes.c.name.in_(names)))
+    found = {row.name: row.id for row in rows}
+    for name in names:
+        if name not in found:
+            raise errors.BadRequest(unknown_message.format(name))
+    return found
+
+
+def _ordered_unique(values: list[str]) -> list[str]:
+    return list(dict.fromkeys(values))
+
+
+def apply_allocations(
+    connection: Connection,
+    requests: list[ConsumerAllocations],
+    *,
+    unknown_class_message: str,
+    set_consumer_type: bool,
+    incomplete_project: str,
+    incomplete_user: str,
+) -> set[int]:
+    """Write ``requests`` inside the caller's transaction.
+
+    Returns the ids of the providers whose generation was bumped. Raises
+    errors.* for the client's mistakes and ProviderGenerationRace when the
+    transaction must be rerun.
+    """
+    # 1. consumers: owners, generation checks, records.
+    consumers: list[consumer_obj.Consumer] = []
+    for request in requests:
+        project_id = consumer_obj.ensure_project(
+            connection, request.project_id or incomplete_project)
+        user_id = consumer_obj.ensure_user(connection, request.user_id or incomplete_user)
+        type_id = (consumer_obj.ensure_consumer_type(connection, request.consumer_type)
+                   if request.consumer_type else None)
+        consumer = consumer_obj.find_consumer(connection, request.consumer_uuid)
+        if request.consumer_generation is not UNCHECKED:
+            consumer_obj.check_generation(consumer, request.consumer_generation)
+        if consumer is None:
+            consumer = consumer_obj.create_consumer(
+                connection, request.consumer_uuid, project_id, user_id, type_id)
+        else:
+            consumer_obj.update_owner(connection, consumer, project_id, user_id, type_id,
+                                      set_type=set_consumer_type)
+        consumers.append(consumer)
+
+    # 2. providers named by the new allocations must exist.
+    new_provider_uuids = _ordered_unique(
+        [uuid for request in requests for uuid in request.allocations])
+    provider_rows = {}
+    if new_provider_uuids:
+        provider_rows = {row.uuid: row for row in connection.execute(
+            sa.select(_providers.c.id, _providers.c.uuid).where(
+                _providers.c.uuid.in_(new_provider_uuids)))}
+    for uuid in new_provider_uuids:
+        if uuid not in provider_rows:
+            raise errors.BadRequest(
+                f"Allocation for resource provider '{uuid}' that does not exist.")
+
+    # 3. resource classes.
+    class_names = _ordered_unique([
+        name for request in requests for resources in request.allocations.values()
+        for name in resources])
+    class_ids = _class_ids(connection, class_names, unknown_class_message)
+    class_names_by_id = {class_id: name for name, class_id in class_ids.items()}
+
+    # 4. what the request's consumers hold today.
+    consumer_uuids = [request.consumer_uuid for request in requests]
+    existing = list(connection.execute(
+        sa.select(_allocations.c.consumer_id, _allocations.c.resource_provider_id,
+                  _allocations.c.resource_class_id, _allocations.c.used)
+        .where(_allocations.c.consumer_id.in_(consumer_uuids))))
+    held_by: dict[str, list] = defaultdict(list)
+    for row in existing:
+        held_by[row.consumer_id].append(row)
+
+    new_provider_ids = {provider_rows[uuid].id for uuid in new_provider_uuids}
+    write_set = set(new_provider_ids)
+    for request in requests:
+        if not request.allocations:
+            write_set.update(row.resource_provider_id for row in held_by[request.consumer_uuid])
+
+    # 5. generations first, then usage. The rows are locked (in id order, so
+    # writers queue rather than deadlock) where the engine supports it; where
+    # it does not, or for a writer that does not lock, a commit in between
+    # makes our conditional generation update fail, never our capacity check.
+    generations = {}
+    if write_set:
+        generations = {row.id: row.generation or 0 for row in connection.execute(
+            sa.select(_providers.c.id, _providers.c.generation)
+            .where(_providers.c.id.in_(sorted(write_set)))
+            .order_by(_providers.c.id)
+            .with_for_update())}
+
+    if new_provider_ids:
+        _check_new_allocations(connection, requests, provider_rows, class_ids,
+                               class_names, class_names_by_id, existing)
+
+    # 6. replace.
+    if existing:
+        connection.execute(_allocations.delete().where(
+            _allocations.c.consumer_id.in_(consumer_uuids)))
+    new_rows = [
+        {"resource_provider_id": provider_rows[provider_uuid].id,
+         "consumer_id": request.consumer_uuid,
+         "resource_class_id": class_ids[name], "used": amount}
+        for request in requests
+        for provider_uuid, resources in request.allocations.items()
+        for name, amount in resources.items()
+    ]
+    if new_rows:
+        connection.execute(_allocations.insert(), new_rows)
+
+    # 7. generations, in id order so concurrent writers lock alike.
+    for provider_id in sorted(write_set):
+        expected = generations[provider_id]
+        result = connection.execute(
+            _providers.update()
+            .where(_providers.c.id == provider_id, _providers.c.generation == expected)
+            .values(generation=expected + 1, updated_at=tables.utcnow()))
+        if result.rowcount != 1:
+            raise ProviderGenerationRace()
+    for request, consumer in zip(requests, consumers, strict=True):
+        had = bool(held_by[request.consumer_uuid])
+        if request.allocations:
+            consumer_obj.bump_generation(connection, consumer)
+        elif had:
+            consumer_obj.delete_consumer(connection, consumer)
+    return write_set
+
+
+def _check_new_allocations(
+    connection: Connection,
+    requests: list[ConsumerAllocations],
+    provider_rows: dict[str, Any],
+    class_ids: dict[str, int],
+    class_names: list[str],
+    class_names_by_id: dict[int, str],
+    existing: list,
+) -> None:
+    """Checks 3-6 of allocations §4, against fresh inventories and usage."""
+    provider_ids = sorted({row.id for row in provider_rows.values()})
+    inventory: dict[tuple[int, int], _Inventory] = {}
+    for row in connection.execute(
+        sa.select(_inventories.c.resource_provider_id, _inventories.c.resource_class_id,
+                  _inventories.c.total, _inventories.c.reserved, _inventories.c.min_unit,
+                  _inventories.c.max_unit, _inventories.c.step_size,
+                  _inventories.c.allocation_ratio)
+        .where(_inventories.c.resource_provider_id.in_(provider_ids),
+               _inventories.c.resource_class_id.in_(list(class_ids.values())))):
+        inventory[(row.resource_provider_id, row.resource_class_id)] = _Inventory(
+            row.total, row.reserved, row.min_unit, row.max_unit, row.step_size,
+            row.allocation_ratio)
+
+    prefix = "Unable to allocate inventory: "
+    without_any = [uuid for uuid, row in provider_rows.items()
+                   if not any(key[0] == row.id for key in inventory)]
+    if without_any:
+        raise errors.Conflict(
+            f"{prefix}Inventory for '{', '.join(class_names)}' on resource provider "
+            f"'{', '.join(without_any)}' invalid.")
+
+    usage_before: dict[tuple[int, int], int] = {
+        (row.resource_provider_id, row.resource_class_id): int(row.used)
+        for row in connection.execute(
+            sa.select(_allocations.c.resource_provider_id, _allocations.c.resource_class_id,
+                      sa.func.sum(_allocations.c.used).label("used"))
+            .where(_allocations.c.resource_provider_id.in_(provider_ids),
+                   _allocations.c.resource_class_id.in_(list(class_ids.values())))
+            .group_by(_allocations.c.resource_provider_id, _allocations.c.resource_class_id))
+    }
+    replaced: dict[tuple[int, int], int] = defaultdict(int)
+    for row in existing:
+        replaced[(row.resource_provider_id, row.resource_class_id)] += row.used
+
+    requested: dict[tuple[int, int], int] = defaultdict(int)
+    for request in requests:
+        for provider_uuid, resources in request.allocations.items():
+            provider_id = provider_rows[provider_uuid].id
+            for name, amount in resources.items():
+                key = (provider_id, class_ids[name])
+                record = inventory.get(key)
+                if record is None:
+                    raise errors.Conflict(
+                        f"{prefix}Inventory for '{name}' on resource provider "
+                        f"'{provider_uuid}' invalid.")
+                if (amount < record.min_unit or amount > record.max_unit
+                        or amount % record.step_size):
+                    raise errors.Conflict(
+                        f"{prefix}Unable to create allocation for '{name}' on resource "
+                        f"provider '{provider_uuid}'. The requested amount would violate "
+                        "inventory constraints.")
+                requested[key] += amount
+                before = usage_before.get(key, 0)
+                after = before - replaced.get(key, 0) + requested[key]
+                if after > record.write_capacity and after > before:
+                    raise errors.Conflict(
+                        f"{prefix}Unable to create allocation for '{name}' on resource "
+                        f"provider '{provider_uuid}'. The requested amount would exceed "
+                        "the capacity.")
+
+
+def write_allocations(
+    database: Database,
+    requests: list[ConsumerAllocations],
+    *,
+    unknown_class_message: str,
+    set_consumer_type: bool,
+    incomplete_project: str,
+    incomplete_user: str,
+) -> None:
+    """One transaction for every consumer of ``requests`` (PUT and POST)."""
+    try:
+        database.write(
+            apply_allocations, requests, unknown_class_message=unknown_class_message,
+            set_consumer_type=set_consumer_type, incomplete_project=incomplete_project,
+            incomplete_user=incomplete_user)
+    except TransactionRetriesExhausted as error:
+        raise errors.ConcurrentUpdate(
+            "Inventory and/or allocations changed while attempting to allocate: another "
+            "process kept changing the same resource providers; try again.") from error
+
+
+# -- reads ---------------------------------------------------------------------------
+
+
+@dataclasses.dataclass
+class ConsumerView:
+    """GET /allocations/{consumer}."""
+
+    allocations: dict[str, dict[str, Any]]
+    project_id: str | None
+    user_id: str | None
+    generation: int | None
+    consumer_type: str | None
+    last_modified: datetime.datetime | None
+
+
+def get_consumer_allocations(database: Database, consumer_uuid: str) -> ConsumerView:
+    def body(connection: Connection) -> ConsumerView:
+        rows = list(connection.execute(
+            sa.select(_providers.c.uuid, _providers.c.generation, _classes.c.name,
+                      _allocations.c.used, _allocations.c.created_at)
+            .join(_providers, _providers.c.id == _allocations.c.resource_provider_id)
+            .join(_classes, _classes.c.id == _allocations.c.resource_class_id)
+            .where(_allocations.c.consumer_id == consumer_uuid)))
+        if not rows:
+            return ConsumerView({}, None, None, None, None, None)
+        allocations: dict[str, dict[str, Any]] = {}
+        for row in rows:
+            entry = allocations.setdefault(
+                row.uuid, {"generation": row.generation or 0, "resources": {}})
+            entry["resources"][row.name] = row.used
+        owner = connection.execute(
+            sa.select(tables.projects.c.external_id.label("project"),
+                      tables.users.c.external_id.label("user"),
+                      tables.consumers.c.generation,
+                      tables.consumer_types.c.name.label("consumer_type"))
+            .select_from(tables.consumers
+                         .join(tables.projects,
+                               tables.projects.c.id == tables.consumers.c.project_id)
+                         .join(tables.users, tables.users.c.id == tables.consumers.c.user_id)
+                         .outerjoin(tables.consumer_types, tables.consumer_types.c.id
+                                    == tables.consumers.c.consumer_type_id))
+            .where(tables.consumers.c.uuid == consumer_uuid)).first()
+        times = [row.created_at for row in rows if row.created_at is not None]
+        return ConsumerView(
+            allocations,
+            owner.project if owner else None,
+            owner.user if owner else None,
+            owner.generation if owner else None,
+            (owner.consumer_type or consumer_obj.UNKNOWN_TYPE) if owner else None,
+            max(times) if times else None,
+        )
+
+    return database.read(body)
+
+
+@dataclasses.dataclass
+class ProviderAllocationsView:
+    """GET /resource_providers/{uuid}/allocations."""
+
+    generation: int
+    allocations: dict[str, dict[str, Any]]
+    last_modified: datetime.datetime | None
+
+
+def get_provider_allocations(database: Database, provider_uuid: str) -> ProviderAllocationsView:
+    def body(connection: Connection) -> ProviderAllocationsView:
+        provider = get_provider(connection, provider_uuid)
+        rows = connection.execute(
+            sa.select(_allocations.c.consumer_id, _classes.c.name, _allocations.c.used,
+                      _allocations.c.created_at, tables.consumers.c.generation)
+            .join(_classes, _classes.c.id == _allocations.c.resource_class_id)
+            .outerjoin(tables.consumers,
+                       tables.consumers.c.uuid == _allocations.c.consumer_id)
+            .where(_allocations.c.resource_provider_id == provider.id))
+        allocations: dict[str, dict[str, Any]] = {}
+        times = []
+        for row in rows:
+            entry = allocations.setdefault(
+                row.consumer_id, {"resources": {}, "consumer_generation": row.generation})
+            entry["resources"][row.name] = row.used
+            if row.created_at is not None:
+                times.append(row.created_at)
+        return ProviderAllocationsView(provider.generation, allocations,
+                                       max(times) if times else None)
+
+    return database.read(body)
+
+
+def delete_consumer_allocations(database: Database, consumer_uuid: str) -> None:
+    """DELETE /allocations/{c}: allocations and consumer go; providers keep generations."""
+
+    def body(connection: Connection) -> None:
+        removed = connection.execute(_allocations.delete().where(
+            _allocations.c.consumer_id == consumer_uuid)).rowcount
+        if not removed:
+            raise errors.NotFound(f"No allocations for consumer '{consumer_uuid}'")
+        connection.execute(tables.consumers.delete().where(
+            tables.consumers.c.uuid == consumer_uuid))
+
+    database.write(body)
