@@ -48,7 +48,7 @@ def list_for_resource_provider(request: webob.Request, uuid: str) -> webob.Respo
         last_modified=view.last_modified)
 
 
-def _consumer_request(request: webob.Request, consumer_uuid: str,
+def consumer_request(request: webob.Request, consumer_uuid: str,
                       data: dict[str, Any]) -> allocation_obj.ConsumerAllocations:
     """The body of one consumer (PUT body or one POST entry) as a write request."""
     version = microversion.version_of(request)
@@ -90,7 +90,7 @@ def set_allocations_for_consumer(request: webob.Request, consumer_uuid: str) -> 
         raise errors.BadRequest(f"Malformed consumer_uuid: {consumer_uuid}")
     consumer_uuid = util.canonical_uuid(consumer_uuid)
     data = util.json_body(request, schema.put_schema(microversion.version_of(request)))
-    write = _consumer_request(request, consumer_uuid, data)
+    write = consumer_request(request, consumer_uuid, data)
     _write(request, [write],
            f"Unable to allocate inventory for consumer {consumer_uuid}: "
            "No such resource class {}.")
@@ -103,7 +103,7 @@ def set_allocations(request: webob.Request) -> webob.Response:
     context = context_of(request)
     context.can("placement:allocations:manage")
     data = util.json_body(request, schema.post_schema(microversion.version_of(request)))
-    writes = [_consumer_request(request, consumer_uuid, entry)
+    writes = [consumer_request(request, consumer_uuid, entry)
               for consumer_uuid, entry in data.items()]
     _write(request, writes, "Unable to allocate inventory No such resource class {}.")
     return util.empty_response(204)

@@ -85,7 +85,97 @@ def _ordered_unique(values: list[str]) -> list[str]:
     return list(dict.fromkeys(values))
 
 
-def apply_allocations(
+@dataclasses.dataclass
+class PreparedWrite:
+    """An allocation write whose consumers and providers have been checked.
+
+    :func:`prepare_allocations` does the checks that come first in every
+    route's order (consumer generations, provider existence); the reshaper
+    changes inventories between that and :meth:`apply`.
+    """
+
+    requests: list[ConsumerAllocations]
+    consumers: list[consumer_obj.Consumer]
+    provider_rows: dict[str, Any]
+    unknown_class_message: str
+
+    def apply(self, connection: Connection) -> set[int]:
+        """Checks 2-6 of allocations §4, the write, and the generation bumps.
+
+        Returns the ids of the providers whose generation was bumped; raises
+        ProviderGenerationRace when the transaction must be rerun.
+        """
+        requests = self.requests
+        provider_rows = self.provider_rows
+        class_names = _ordered_unique([
+            name for request in requests for resources in request.allocations.values()
+            for name in resources])
+        class_ids = _class_ids(connection, class_names, self.unknown_class_message)
+
+        consumer_uuids = [request.consumer_uuid for request in requests]
+        existing = list(connection.execute(
+            sa.select(_allocations.c.consumer_id, _allocations.c.resource_provider_id,
+                      _allocations.c.resource_class_id, _allocations.c.used)
+            .where(_allocations.c.consumer_id.in_(consumer_uuids))))
+        held_by: dict[str, list] = defaultdict(list)
+        for row in existing:
+            held_by[row.consumer_id].append(row)
+
+        new_provider_ids = {row.id for row in provider_rows.values()}
+        write_set = set(new_provider_ids)
+        for request in requests:
+            if not request.allocations:
+                write_set.update(
+                    row.resource_provider_id for row in held_by[request.consumer_uuid])
+
+        # Generations first, then usage. The rows are locked (in id order, so
+        # writers queue rather than deadlock) where the engine supports it;
+        # where it does not, or against a writer that does not lock, a commit
+        # in between makes our conditional generation update fail, never our
+        # capacity check.
+        generations = {}
+        if write_set:
+            generations = {row.id: row.generation or 0 for row in connection.execute(
+                sa.select(_providers.c.id, _providers.c.generation)
+                .where(_providers.c.id.in_(sorted(write_set)))
+                .order_by(_providers.c.id)
+                .with_for_update())}
+
+        if new_provider_ids:
+            _check_new_allocations(connection, requests, provider_rows, class_ids,
+                                   class_names, existing)
+
+        if existing:
+            connection.execute(_allocations.delete().where(
+                _allocations.c.consumer_id.in_(consumer_uuids)))
+        new_rows = [
+            {"resource_provider_id": provider_rows[provider_uuid].id,
+             "consumer_id": request.consumer_uuid,
+             "resource_class_id": class_ids[name], "used": amount}
+            for request in requests
+            for provider_uuid, resources in request.allocations.items()
+            for name, amount in resources.items()
+        ]
+        if new_rows:
+            connection.execute(_allocations.insert(), new_rows)
+
+        for provider_id in sorted(write_set):
+            expected = generations[provider_id]
+            result = connection.execute(
+                _providers.update()
+                .where(_providers.c.id == provider_id, _providers.c.generation == expected)
+                .values(generation=expected + 1, updated_at=tables.utcnow()))
+            if result.rowcount != 1:
+                raise ProviderGenerationRace()
+        for request, consumer in zip(requests, self.consumers, strict=True):
+            if request.allocations:
+                consumer_obj.bump_generation(connection, consumer)
+            elif held_by[request.consumer_uuid]:
+                consumer_obj.delete_consumer(connection, consumer)
+        return write_set
+
+
+def prepare_allocations(
     connection: Connection,
     requests: list[ConsumerAllocations],
     *,
@@ -93,14 +183,8 @@ def apply_allocations(
     set_consumer_type: bool,
     incomplete_project: str,
     incomplete_user: str,
-) -> set[int]:
-    """Write ``requests`` inside the caller's transaction.
-
-    Returns the ids of the providers whose generation was bumped. Raises
-    errors.* for the client's mistakes and ProviderGenerationRace when the
-    transaction must be rerun.
-    """
-    # 1. consumers: owners, generation checks, records.
+) -> PreparedWrite:
+    """Consumers (owners, generation checks, records), then provider existence."""
     consumers: list[consumer_obj.Consumer] = []
     for request in requests:
         project_id = consumer_obj.ensure_project(
@@ -119,7 +203,6 @@ def apply_allocations(
                                       set_type=set_consumer_type)
         consumers.append(consumer)
 
-    # 2. providers named by the new allocations must exist.
     new_provider_uuids = _ordered_unique(
         [uuid for request in requests for uuid in request.allocations])
     provider_rows = {}
@@ -131,77 +214,13 @@ def apply_allocations(
         if uuid not in provider_rows:
             raise errors.BadRequest(
                 f"Allocation for resource provider '{uuid}' that does not exist.")
+    return PreparedWrite(requests, consumers, provider_rows, unknown_class_message)
 
-    # 3. resource classes.
-    class_names = _ordered_unique([
-        name for request in requests for resources in request.allocations.values()
-        for name in resources])
-    class_ids = _class_ids(connection, class_names, unknown_class_message)
-    class_names_by_id = {class_id: name for name, class_id in class_ids.items()}
 
-    # 4. what the request's consumers hold today.
-    consumer_uuids = [request.consumer_uuid for request in requests]
-    existing = list(connection.execute(
-        sa.select(_allocations.c.consumer_id, _allocations.c.resource_provider_id,
-                  _allocations.c.resource_class_id, _allocations.c.used)
-        .where(_allocations.c.consumer_id.in_(consumer_uuids))))
-    held_by: dict[str, list] = defaultdict(list)
-    for row in existing:
-        held_by[row.consumer_id].append(row)
-
-    new_provider_ids = {provider_rows[uuid].id for uuid in new_provider_uuids}
-    write_set = set(new_provider_ids)
-    for request in requests:
-        if not request.allocations:
-            write_set.update(row.resource_provider_id for row in held_by[request.consumer_uuid])
-
-    # 5. generations first, then usage. The rows are locked (in id order, so
-    # writers queue rather than deadlock) where the engine supports it; where
-    # it does not, or for a writer that does not lock, a commit in between
-    # makes our conditional generation update fail, never our capacity check.
-    generations = {}
-    if write_set:
-        generations = {row.id: row.generation or 0 for row in connection.execute(
-            sa.select(_providers.c.id, _providers.c.generation)
-            .where(_providers.c.id.in_(sorted(write_set)))
-            .order_by(_providers.c.id)
-            .with_for_update())}
-
-    if new_provider_ids:
-        _check_new_allocations(connection, requests, provider_rows, class_ids,
-                               class_names, class_names_by_id, existing)
-
-    # 6. replace.
-    if existing:
-        connection.execute(_allocations.delete().where(
-            _allocations.c.consumer_id.in_(consumer_uuids)))
-    new_rows = [
-        {"resource_provider_id": provider_rows[provider_uuid].id,
-         "consumer_id": request.consumer_uuid,
-         "resource_class_id": class_ids[name], "used": amount}
-        for request in requests
-        for provider_uuid, resources in request.allocations.items()
-        for name, amount in resources.items()
-    ]
-    if new_rows:
-        connection.execute(_allocations.insert(), new_rows)
-
-    # 7. generations, in id order so concurrent writers lock alike.
-    for provider_id in sorted(write_set):
-        expected = generations[provider_id]
-        result = connection.execute(
-            _providers.update()
-            .where(_providers.c.id == provider_id, _providers.c.generation == expected)
-            .values(generation=expected + 1, updated_at=tables.utcnow()))
-        if result.rowcount != 1:
-            raise ProviderGenerationRace()
-    for request, consumer in zip(requests, consumers, strict=True):
-        had = bool(held_by[request.consumer_uuid])
-        if request.allocations:
-            consumer_obj.bump_generation(connection, consumer)
-        elif had:
-            consumer_obj.delete_consumer(connection, consumer)
-    return write_set
+def apply_allocations(connection: Connection, requests: list[ConsumerAllocations],
+                      **options: Any) -> set[int]:
+    """prepare_allocations + apply, inside the caller's transaction."""
+    return prepare_allocations(connection, requests, **options).apply(connection)
 
 
 def _check_new_allocations(
@@ -210,7 +229,6 @@ def _check_new_allocations(
     provider_rows: dict[str, Any],
     class_ids: dict[str, int],
     class_names: list[str],
-    class_names_by_id: dict[int, str],
     existing: list,
 ) -> None:
     """Checks 3-6 of allocations §4, against fresh inventories and usage."""
