@@ -167,11 +167,12 @@ class PreparedWrite:
                 .values(generation=expected + 1, updated_at=tables.utcnow()))
             if result.rowcount != 1:
                 raise ProviderGenerationRace()
-        for request, consumer in zip(requests, self.consumers, strict=True):
-            if request.allocations:
-                consumer_obj.bump_generation(connection, consumer)
-            elif held_by[request.consumer_uuid]:
-                consumer_obj.delete_consumer(connection, consumer)
+        pairs = list(zip(requests, self.consumers, strict=True))
+        consumer_obj.bump_generations(
+            connection, [consumer for request, consumer in pairs if request.allocations])
+        consumer_obj.delete_consumers(connection, [
+            consumer for request, consumer in pairs
+            if not request.allocations and held_by[request.consumer_uuid]])
         return write_set
 
 
@@ -184,15 +185,24 @@ def prepare_allocations(
     incomplete_project: str,
     incomplete_user: str,
 ) -> PreparedWrite:
-    """Consumers (owners, generation checks, records), then provider existence."""
+    """Consumers (owners, generation checks, records), then provider existence.
+
+    A few set-based queries whatever the number of consumers.
+    """
+    projects = consumer_obj.ensure_projects(
+        connection, [request.project_id or incomplete_project for request in requests])
+    users = consumer_obj.ensure_users(
+        connection, [request.user_id or incomplete_user for request in requests])
+    types = consumer_obj.ensure_consumer_types(
+        connection, [request.consumer_type for request in requests if request.consumer_type])
+    found = consumer_obj.find_consumers(
+        connection, [request.consumer_uuid for request in requests])
     consumers: list[consumer_obj.Consumer] = []
     for request in requests:
-        project_id = consumer_obj.ensure_project(
-            connection, request.project_id or incomplete_project)
-        user_id = consumer_obj.ensure_user(connection, request.user_id or incomplete_user)
-        type_id = (consumer_obj.ensure_consumer_type(connection, request.consumer_type)
-                   if request.consumer_type else None)
-        consumer = consumer_obj.find_consumer(connection, request.consumer_uuid)
+        project_id = projects[request.project_id or incomplete_project]
+        user_id = users[request.user_id or incomplete_user]
+        type_id = types[request.consumer_type] if request.consumer_type else None
+        consumer = found.get(request.consumer_uuid)
         if request.consumer_generation is not UNCHECKED:
             consumer_obj.check_generation(consumer, request.consumer_generation)
         if consumer is None:

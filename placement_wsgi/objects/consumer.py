@@ -31,38 +31,57 @@ class Consumer:
     created: bool = False
 
 
-def _ensure_named(connection: Connection, table: sa.Table, column: str, value: str) -> int:
-    """Id of the row whose ``column`` is ``value``, inserting it if missing."""
+def _ensure_names(connection: Connection, table: sa.Table, column: str,
+                  values: list[str]) -> dict[str, int]:
+    """Ids of the rows whose ``column`` is in ``values``, inserting missing ones.
+
+    One SELECT, plus one INSERT when something is new.
+    """
     key = table.c[column]
-    found = connection.execute(sa.select(table.c.id).where(key == value)).scalar()
-    if found is not None:
-        return found
-    try:
-        result = connection.execute(table.insert().values({column: value}))
-    except sa.exc.IntegrityError as error:
-        raise RetryTransaction() from error
-    return result.inserted_primary_key[0]
+    wanted = sorted(set(values))
+    if not wanted:
+        return {}
+    found = {row[0]: row[1] for row in connection.execute(
+        sa.select(key, table.c.id).where(key.in_(wanted)))}
+    missing = [value for value in wanted if value not in found]
+    if missing:
+        try:
+            connection.execute(table.insert(), [{column: value} for value in missing])
+        except sa.exc.IntegrityError as error:  # a concurrent request created one
+            raise RetryTransaction() from error
+        found.update({row[0]: row[1] for row in connection.execute(
+            sa.select(key, table.c.id).where(key.in_(missing)))})
+    return found
 
 
-def ensure_project(connection: Connection, external_id: str) -> int:
-    return _ensure_named(connection, tables.projects, "external_id", external_id)
+def ensure_projects(connection: Connection, external_ids: list[str]) -> dict[str, int]:
+    return _ensure_names(connection, tables.projects, "external_id", external_ids)
 
 
-def ensure_user(connection: Connection, external_id: str) -> int:
-    return _ensure_named(connection, tables.users, "external_id", external_id)
+def ensure_users(connection: Connection, external_ids: list[str]) -> dict[str, int]:
+    return _ensure_names(connection, tables.users, "external_id", external_ids)
 
 
-def ensure_consumer_type(connection: Connection, name: str) -> int:
-    return _ensure_named(connection, tables.consumer_types, "name", name)
+def ensure_consumer_types(connection: Connection, names: list[str]) -> dict[str, int]:
+    return _ensure_names(connection, tables.consumer_types, "name", names)
 
 
-def find_consumer(connection: Connection, uuid: str) -> Consumer | None:
-    row = connection.execute(
-        sa.select(tables.consumers).where(tables.consumers.c.uuid == uuid)).first()
-    if row is None:
-        return None
-    return Consumer(row.id, row.uuid, row.project_id, row.user_id, row.generation,
-                    row.consumer_type_id)
+def find_consumers(connection: Connection, uuids: list[str]) -> dict[str, Consumer]:
+    """The existing consumers among ``uuids``, in one query, locked for this write.
+
+    The row locks (id order, where the engine has them; SQLite's write
+    transaction is exclusive anyway) make two writers of one consumer take
+    turns, so the second sees the first's generation and gets its 409.
+    """
+    if not uuids:
+        return {}
+    query = (sa.select(tables.consumers)
+             .where(tables.consumers.c.uuid.in_(sorted(set(uuids))))
+             .order_by(tables.consumers.c.id)
+             .with_for_update())
+    return {row.uuid: Consumer(row.id, row.uuid, row.project_id, row.user_id,
+                               row.generation, row.consumer_type_id)
+            for row in connection.execute(query)}
 
 
 def check_generation(consumer: Consumer | None, given: int | None) -> None:
@@ -107,26 +126,24 @@ def update_owner(connection: Connection, consumer: Consumer, project_id: int, us
             setattr(consumer, key, value)
 
 
-def bump_generation(connection: Connection, consumer: Consumer) -> None:
-    """generation + 1, only if nobody else changed it since we read it."""
+def bump_generations(connection: Connection, consumers: list[Consumer]) -> None:
+    """generation + 1 for each of ``consumers`` (their rows are locked or new)."""
+    if not consumers:
+        return
     result = connection.execute(
         tables.consumers.update()
-        .where(tables.consumers.c.id == consumer.id,
-               tables.consumers.c.generation == consumer.generation)
-        .values(generation=consumer.generation + 1, updated_at=tables.utcnow()))
-    if result.rowcount != 1:
+        .where(tables.consumers.c.id.in_([consumer.id for consumer in consumers]))
+        .values(generation=tables.consumers.c.generation + 1, updated_at=tables.utcnow()))
+    if result.rowcount != len(consumers):
         raise errors.ConcurrentUpdate(
-            "consumer generation conflict - the consumer was changed by another "
+            "consumer generation conflict - a consumer was changed by another "
             "request; refresh and try again")
-    consumer.generation += 1
+    for consumer in consumers:
+        consumer.generation += 1
 
 
-def delete_consumer(connection: Connection, consumer: Consumer) -> None:
-    """Remove the record, only if nobody else changed it since we read it."""
-    result = connection.execute(tables.consumers.delete().where(
-        tables.consumers.c.id == consumer.id,
-        tables.consumers.c.generation == consumer.generation))
-    if result.rowcount != 1:
-        raise errors.ConcurrentUpdate(
-            "consumer generation conflict - the consumer was changed by another "
-            "request; refresh and try again")
+def delete_consumers(connection: Connection, consumers: list[Consumer]) -> None:
+    """Remove the records of ``consumers`` (their rows are locked)."""
+    if consumers:
+        connection.execute(tables.consumers.delete().where(
+            tables.consumers.c.id.in_([consumer.id for consumer in consumers])))
