@@ -100,7 +100,7 @@ def test_two_writers_one_consumer_generation_exactly_one_wins(app_and_database):
         results: list[tuple[int, bytes]] = []
         barrier = threading.Barrier(2)
 
-        def writer(amount: int, consumer=consumer) -> None:
+        def writer(amount: int, consumer=consumer, barrier=barrier, results=results) -> None:
             barrier.wait()
             response = client.put(f"/allocations/{consumer}",
                                   _claim_body(provider, amount, generation=1))
