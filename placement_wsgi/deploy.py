@@ -92,6 +92,12 @@ class MicroversionMiddleware:
 
 
 def _check_content_headers(request: webob.Request) -> None:
+    """Rules applied to every request before routing (placement-api.md §4)."""
+    try:
+        request.GET  # noqa: B018 - decoding the query string is the check
+    except UnicodeDecodeError as error:
+        raise errors.BadRequest(
+            "Invalid query string parameters: the query string is not valid UTF-8") from error
     length = request.headers.get("Content-Length")
     if length is None or length == "":
         return

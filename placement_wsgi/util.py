@@ -84,7 +84,9 @@ def json_body(request: webob.Request, schema: dict) -> Any:
     """Parse the body as JSON (400 on failure) and validate it with ``schema``."""
     try:
         data = json.loads(request.body.decode("utf-8") if request.body else "")
-    except (ValueError, UnicodeDecodeError) as error:
+        # Lone surrogates parse as JSON but are not text any database can store.
+        json.dumps(data, ensure_ascii=False).encode("utf-8")
+    except (ValueError, UnicodeError) as error:
         raise errors.BadRequest(f"Malformed JSON: {error}") from error
     validate(data, schema, prefix="JSON does not validate: ")
     return data
