@@ -8,13 +8,10 @@ rendered once, by :func:`to_response`, into the error body of
 
 from __future__ import annotations
 
-import re
 from typing import Any
 
 import webob
 import webob.exc
-
-_TAGS = re.compile(r"<[^>]*>")
 
 UNDEFINED = "placement.undefined_code"
 CONCURRENT_UPDATE = "placement.concurrent_update"
@@ -116,8 +113,12 @@ _WEBOB_CLASSES: dict[int, type[webob.exc.HTTPException]] = {
 
 def _json_formatter(body: str, status: str, title: str, environ: dict) -> dict:
     """Build the placement error body from webob's rendered parts."""
-    text = body.replace("<br /><br />\n", "\n\n").replace("<br /><br />", "\n\n")
-    detail = _TAGS.sub("", text).strip()
+    # WebOb's own rendering: explanation, a blank line, then the message.
+    # Only WebOb's two trailing pad characters go, so a message that ends in
+    # an empty value ("Got: ") keeps its own trailing space.
+    detail = webob.exc.strip_tags(body)
+    if detail.endswith("  "):
+        detail = detail[:-2]
     error: dict[str, Any] = {
         "status": int(status.split(" ", 1)[0]),
         "title": title,

@@ -138,9 +138,14 @@ class AggregateFilter:
 
 
 def parse_member_of(values: list[str], version: Version, key: str = "member_of") -> AggregateFilter:
-    """Parse every ``member_of`` value of one key, in the spec's check order."""
+    """Parse every ``member_of`` value of one key, in the spec's check order.
+
+    ``key`` is the query key (``member_of`` or ``member_of<S>``); it names the
+    key in the "Multiple ..." and "Forbidden ..." messages, while the UUID
+    message always says ``'member_of'`` (as the reference service does).
+    """
     if len(values) > 1 and version < (1, 24):
-        raise errors.BadRequest("Multiple member_of parameters are not supported")
+        raise errors.BadRequest(f"Multiple {key} parameters are not supported")
     result = AggregateFilter()
     for value in values:
         forbidden = value.startswith("!")
@@ -156,12 +161,12 @@ def parse_member_of(values: list[str], version: Version, key: str = "member_of")
         for aggregate in ids:
             if not util.is_lenient_uuid(aggregate):
                 raise errors.BadRequest(
-                    f"{_INVALID_QUERY}Expected '{key}' parameter to contain valid "
+                    f"{_INVALID_QUERY}Expected 'member_of' parameter to contain valid "
                     f"UUID(s). Got: {aggregate}")
         if forbidden:
             if version < (1, 32):
                 raise errors.BadRequest(
-                    "Forbidden member_of parameters are not supported in the specified "
+                    f"Forbidden {key} parameters are not supported in the specified "
                     "microversion")
             result.forbidden.update(ids)
         else:

@@ -17,7 +17,7 @@ from typing import Any
 
 import jsonschema
 import webob
-from jsonschema import Draft4Validator, FormatChecker
+from jsonschema import Draft202012Validator, FormatChecker
 
 from placement_wsgi import errors
 from placement_wsgi.microversion import version_of
@@ -92,7 +92,7 @@ def json_body(request: webob.Request, schema: dict) -> Any:
     return data
 
 
-_validators: dict[tuple[int, bool], Draft4Validator] = {}
+_validators: dict[tuple[int, bool], Draft202012Validator] = {}
 
 
 def validate(data: Any, schema: dict, prefix: str, *, query: bool = False) -> None:
@@ -101,7 +101,7 @@ def validate(data: Any, schema: dict, prefix: str, *, query: bool = False) -> No
     validator = _validators.get(key)
     if validator is None or validator.schema is not schema:
         checker = _query_format_checker if query else _body_format_checker
-        validator = Draft4Validator(schema, format_checker=checker)
+        validator = Draft202012Validator(schema, format_checker=checker)
         _validators[key] = validator
     try:
         validator.validate(data)

@@ -50,27 +50,43 @@ def list_traits(
     prefix: str | None = None,
     associated: bool | None = None,
 ) -> list[Trait]:
-    """Traits filtered by exact names, a name prefix and provider association."""
+    """Traits filtered by exact names, a name prefix and provider association.
+
+    Names and prefix match case-sensitively on every engine: SQL narrows the
+    rows (LIKE ignores case on SQLite and MySQL, ``=`` on MySQL), and the
+    Python check makes the match exact.
+    """
+    wanted = set(names) if names is not None else None
+
+    def matches(name: str) -> bool:
+        return ((wanted is None or name in wanted)
+                and (prefix is None or name.startswith(prefix)))
 
     def body(connection: Connection) -> list[Trait]:
         query = sa.select(tables.traits)
-        if names is not None:
-            query = query.where(tables.traits.c.name.in_(names))
+        if wanted is not None:
+            query = query.where(tables.traits.c.name.in_(sorted(wanted)))
         if prefix is not None:
             query = query.where(tables.traits.c.name.startswith(prefix, autoescape=True))
         if associated is not None:
             linked = sa.select(tables.resource_provider_traits.c.trait_id)
             column = tables.traits.c.id
             query = query.where(column.in_(linked) if associated else column.not_in(linked))
-        return [_from_row(row) for row in connection.execute(query.order_by(tables.traits.c.name))]
+        rows = connection.execute(query.order_by(tables.traits.c.name))
+        return [_from_row(row) for row in rows if matches(row.name)]
 
     return database.read(body)
 
 
+def _find_row(connection: Connection, name: str) -> sa.Row | None:
+    """The trait row named exactly ``name`` (MySQL's ``=`` ignores case)."""
+    rows = connection.execute(sa.select(tables.traits).where(tables.traits.c.name == name))
+    return next((row for row in rows if row.name == name), None)
+
+
 def get_trait(database: Database, name: str) -> Trait:
     """The trait called ``name``; 404 when there is none."""
-    row = database.read(lambda connection: connection.execute(
-        sa.select(tables.traits).where(tables.traits.c.name == name)).first())
+    row = database.read(_find_row, name)
     if row is None:
         raise errors.NotFound(f"No such trait(s): {name}.")
     return _from_row(row)
@@ -80,15 +96,14 @@ def ensure_trait(database: Database, name: str) -> tuple[Trait, bool]:
     """Create the custom trait ``name`` unless it exists; return (trait, created)."""
 
     def body(connection: Connection) -> tuple[Trait, bool]:
-        query = sa.select(tables.traits).where(tables.traits.c.name == name)
-        row = connection.execute(query).first()
+        row = _find_row(connection, name)
         if row is not None:
             return _from_row(row), False
         try:
             connection.execute(tables.traits.insert().values(name=name))
         except sa.exc.IntegrityError as error:  # created concurrently
             raise RetryTransaction() from error
-        return _from_row(connection.execute(query).one()), True
+        return _from_row(_find_row(connection, name)), True
 
     return database.write(body)
 
@@ -97,10 +112,10 @@ def delete_trait(database: Database, name: str) -> None:
     """Delete a custom trait that no provider carries."""
 
     def body(connection: Connection) -> None:
-        trait_id = connection.execute(
-            sa.select(tables.traits.c.id).where(tables.traits.c.name == name)).scalar()
-        if trait_id is None:
+        row = _find_row(connection, name)
+        if row is None:
             raise errors.NotFound(f"No such trait(s): {name}.")
+        trait_id = row.id
         if not name.startswith(CUSTOM_PREFIX):
             raise errors.BadRequest(f"Cannot delete standard trait {name}.")
         in_use = connection.execute(sa.select(tables.resource_provider_traits.c.trait_id).where(
@@ -113,12 +128,13 @@ def delete_trait(database: Database, name: str) -> None:
 
 
 def trait_ids_by_name(connection: Connection, names: set[str] | list[str]) -> dict[str, int]:
-    """Map each known name to its id (unknown names are left out)."""
-    if not names:
+    """Map each known name to its id (unknown names, in any case, are left out)."""
+    wanted = set(names)
+    if not wanted:
         return {}
     rows = connection.execute(sa.select(tables.traits.c.name, tables.traits.c.id).where(
-        tables.traits.c.name.in_(list(names))))
-    return {row.name: row.id for row in rows}
+        tables.traits.c.name.in_(sorted(wanted))))
+    return {row.name: row.id for row in rows if row.name in wanted}
 
 
 def require_traits(connection: Connection, names: set[str] | list[str]) -> dict[str, int]:

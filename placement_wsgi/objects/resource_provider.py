@@ -1,0 +1,422 @@
+"""Resource providers: create, list with filters, rename/re-parent, delete.
+
+Contract: placement-api-providers.md §1-§6 and the tree rules of
+placement-api-model.md §2. Every function runs in one transaction of the
+given Database and raises errors.* for the outcomes the API reports.
+
+Trees. Every provider stores its parent's id and its root's id (a root
+points at itself). Re-parenting moves a whole subtree, so the subtree's
+root ids are rewritten together. To stay correct when two requests change
+one tree at once, writers lock (SELECT ... FOR UPDATE) the rows they build
+on: a new child locks its parent, a re-parent locks its whole tree and the
+new parent, a delete locks the provider. Conflicting writers then queue
+(or deadlock and are retried by the Database), and each re-reads what it
+depends on after taking its locks.
+
+Listing is one SELECT whose WHERE clause holds every filter as a subquery,
+plus one lookup per kind of name (aggregates need none, traits and
+resource classes are resolved to ids first so that unknown names are 400s).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import uuid as uuid_module
+from collections.abc import Callable
+
+import sqlalchemy as sa
+from sqlalchemy.engine import Connection
+
+from placement_wsgi import errors, util
+from placement_wsgi.db import tables
+from placement_wsgi.db.database import Database, RetryTransaction
+from placement_wsgi.objects.provider_lookup import (
+    ResourceProvider,
+    get_provider,
+    provider_from_row,
+    provider_select,
+)
+from placement_wsgi.objects.trait import trait_ids_by_name
+from placement_wsgi.query import AggregateFilter, TraitFilter
+
+_providers = tables.resource_providers
+
+#: Marks "the request did not mention parent_provider_uuid" (None means null).
+UNCHANGED = object()
+
+
+def get_resource_provider(database: Database, uuid: str) -> ResourceProvider:
+    """The provider ``uuid`` (exact string match); 404 when there is none."""
+    return database.read(get_provider, uuid)
+
+
+# -- create ------------------------------------------------------------------------
+
+
+def _provider_ids(connection: Connection, uuid: str, lock: bool = True) -> sa.Row | None:
+    """(id, parent_provider_id, root_provider_id) of ``uuid``; row locked unless told."""
+    query = (sa.select(_providers.c.id, _providers.c.parent_provider_id,
+                       _providers.c.root_provider_id)
+             .where(_providers.c.uuid == uuid))
+    return connection.execute(query.with_for_update() if lock else query).first()
+
+
+def _check_create_clashes(connection: Connection, uuid: str, name: str) -> None:
+    """409 duplicate_name naming the uuid and/or the name already taken.
+
+    The matching is done by the database, so that it agrees with the unique
+    constraints' own notion of equality (collations on MySQL).
+    """
+    rows = connection.execute(
+        sa.select((_providers.c.uuid == uuid).label("same_uuid"),
+                  (_providers.c.name == name).label("same_name"))
+        .where(sa.or_(_providers.c.uuid == uuid, _providers.c.name == name))).all()
+    if not rows:
+        return
+    clashes = []
+    if any(row.same_uuid for row in rows):
+        clashes.append(f"uuid: {uuid}")
+    if any(row.same_name for row in rows):
+        clashes.append(f"name: {name}")
+    raise errors.DuplicateName(
+        f"Conflicting resource provider {', '.join(clashes)} already exists.")
+
+
+def create_resource_provider(
+    database: Database,
+    name: str,
+    uuid: str | None = None,
+    parent_uuid: str | None = None,
+) -> ResourceProvider:
+    """Create a provider (generation 0) and return it.
+
+    ``uuid`` (a lenient UUID) is normalised to canonical form; a random one
+    is used when absent. The new provider's root is its parent's root, or
+    itself. 400 for an empty name, a parent equal to itself or an unknown
+    parent; 409 duplicate_name when the uuid or name is taken.
+    """
+    uuid = util.canonical_uuid(uuid) if uuid else str(uuid_module.uuid4())
+
+    def failed(reason: str) -> errors.BadRequest:
+        return errors.BadRequest(
+            f'Unable to create resource provider "{name}", {uuid}: '
+            f"Object action create failed because: {reason}")
+
+    if not name:
+        raise failed("name is required")
+    if parent_uuid is not None and parent_uuid == uuid:
+        raise failed(
+            "parent provider UUID cannot be same as UUID. Please set parent provider "
+            "UUID to None if there is no parent.")
+
+    def body(connection: Connection) -> ResourceProvider:
+        parent_id = root_id = None
+        if parent_uuid is not None:
+            # Locked so that the parent cannot be deleted or moved to another
+            # tree before this child is committed with the parent's root.
+            parent = _provider_ids(connection, parent_uuid)
+            if parent is None:
+                raise failed("parent provider UUID does not exist.")
+            parent_id = parent.id
+            root_id = parent.root_provider_id or parent.id
+        _check_create_clashes(connection, uuid, name)
+        try:
+            result = connection.execute(_providers.insert().values(
+                uuid=uuid, name=name, generation=0,
+                parent_provider_id=parent_id, root_provider_id=root_id))
+        except sa.exc.IntegrityError as error:
+            # A concurrent create took the uuid or name after our check;
+            # the rerun reports it as a clash.
+            raise RetryTransaction() from error
+        if root_id is None:
+            new_id = result.inserted_primary_key[0]
+            # A root is its own root. Not an "update" of the record as far as
+            # clients are concerned, so updated_at stays empty.
+            connection.execute(_providers.update().where(_providers.c.id == new_id)
+                               .values(root_provider_id=new_id, updated_at=None))
+        return get_provider(connection, uuid)
+
+    return database.write(body)
+
+
+# -- update ------------------------------------------------------------------------
+
+
+def _lock_tree(connection: Connection, root_id: int) -> dict[int, int | None]:
+    """Lock every provider of the tree ``root_id``; return {id: parent id}.
+
+    The rows are read again after locking: a plain read is a new snapshot
+    under READ COMMITTED, so children committed while we waited are seen.
+    """
+    connection.execute(sa.select(_providers.c.id)
+                       .where(_providers.c.root_provider_id == root_id)
+                       .with_for_update()).all()
+    rows = connection.execute(
+        sa.select(_providers.c.id, _providers.c.parent_provider_id)
+        .where(_providers.c.root_provider_id == root_id))
+    return {row.id: row.parent_provider_id for row in rows}
+
+
+def _subtree(parents: dict[int, int | None], top: int) -> set[int]:
+    """``top`` and all its descendants, given {id: parent id} of its tree."""
+    children: dict[int, list[int]] = {}
+    for child, parent in parents.items():
+        if parent is not None:
+            children.setdefault(parent, []).append(child)
+    found = {top}
+    pending = [top]
+    while pending:
+        for child in children.get(pending.pop(), []):
+            if child not in found:
+                found.add(child)
+                pending.append(child)
+    return found
+
+
+def _change_parent(
+    connection: Connection,
+    me: sa.Row,
+    parent_uuid: str | None,
+    allow_reparenting: bool,
+    failed: Callable[[str, str], errors.BadRequest],
+) -> None:
+    """Apply the parent rules of providers §5; re-root the subtree on a change."""
+    if parent_uuid is None:
+        if me.parent_provider_id is None:
+            return
+        if not allow_reparenting:
+            raise failed("update", "un-parenting a provider is not currently allowed.")
+        new_parent_id = None
+        new_root_id = me.id
+    else:
+        parent = _provider_ids(connection, parent_uuid)
+        if parent is None:
+            # "create" is what the reference service says here, on update too.
+            raise failed("create", "parent provider UUID does not exist.")
+        if parent.id == me.parent_provider_id:
+            return
+        if me.parent_provider_id is not None and not allow_reparenting:
+            raise failed("update", "re-parenting a provider is not currently allowed.")
+        new_parent_id = parent.id
+        new_root_id = parent.root_provider_id or parent.id
+    moving = _subtree(_lock_tree(connection, me.root_provider_id or me.id), me.id)
+    if new_parent_id is not None and new_parent_id in moving:
+        raise failed("update", "creating loop in the provider tree is not allowed.")
+    connection.execute(_providers.update().where(_providers.c.id == me.id)
+                       .values(parent_provider_id=new_parent_id))
+    connection.execute(_providers.update().where(_providers.c.id.in_(sorted(moving)))
+                       .values(root_provider_id=new_root_id))
+
+
+def update_resource_provider(
+    database: Database,
+    uuid: str,
+    name: str,
+    parent_uuid: str | None | object = UNCHANGED,
+    allow_reparenting: bool = False,
+) -> ResourceProvider:
+    """Rename and optionally re-parent ``uuid``; return it as saved.
+
+    ``parent_uuid`` is UNCHANGED when the request does not mention the
+    parent, else a uuid or None (un-parent). ``allow_reparenting`` (1.37)
+    permits replacing or removing an existing parent. Checks, in order:
+    404, parent rules (400), name taken by another provider (409). The
+    generation is not changed.
+    """
+
+    def failed(action: str, reason: str) -> errors.BadRequest:
+        return errors.BadRequest(
+            f"Unable to save resource provider {uuid}: Object action {action} failed "
+            f"because: {reason}")
+
+    def body(connection: Connection) -> ResourceProvider:
+        me = _provider_ids(connection, uuid)
+        if me is None:
+            raise errors.NotFound(f"No resource provider with uuid {uuid} found")
+        if parent_uuid is not UNCHANGED:
+            _change_parent(connection, me, parent_uuid, allow_reparenting, failed)
+        taken = connection.execute(sa.select(_providers.c.id).where(
+            _providers.c.name == name, _providers.c.id != me.id).limit(1)).first()
+        if taken is not None:
+            raise errors.DuplicateName(f"Conflicting resource provider {name} already exists.")
+        try:
+            connection.execute(_providers.update().where(_providers.c.id == me.id)
+                               .values(name=name, updated_at=tables.utcnow()))
+        except sa.exc.IntegrityError as error:  # the name was taken meanwhile
+            raise RetryTransaction() from error
+        return get_provider(connection, uuid)
+
+    return database.write(body)
+
+
+# -- delete ------------------------------------------------------------------------
+
+
+def delete_resource_provider(database: Database, uuid: str) -> None:
+    """Delete a provider with no children and no allocations.
+
+    Removes its inventories, aggregate links and trait links with it (the
+    aggregates themselves stay). 404, then 409 cannot_delete_parent, then
+    409 resource_provider.inuse.
+    """
+
+    def body(connection: Connection) -> None:
+        # Locked: a concurrent child create or allocation write waits for us
+        # (and then fails), or commits first and is seen by the checks below.
+        row = _provider_ids(connection, uuid)
+        if row is None:
+            raise errors.NotFound(f"No resource provider with uuid {uuid} found for delete")
+        provider_id = row.id
+        child = connection.execute(sa.select(_providers.c.id).where(
+            _providers.c.parent_provider_id == provider_id).limit(1)).first()
+        if child is not None:
+            raise errors.Conflict(
+                f"Unable to delete parent resource provider {uuid}: It has child resource "
+                "providers.", code=errors.PROVIDER_CANNOT_DELETE_PARENT)
+        allocations = tables.allocations
+        allocated = connection.execute(sa.select(allocations.c.id).where(
+            allocations.c.resource_provider_id == provider_id).limit(1)).first()
+        if allocated is not None:
+            raise errors.Conflict(
+                f"Unable to delete resource provider {uuid}: Resource provider has "
+                "allocations.", code=errors.PROVIDER_INUSE)
+        for table in (tables.inventories, tables.resource_provider_aggregates,
+                      tables.resource_provider_traits):
+            connection.execute(table.delete().where(
+                table.c.resource_provider_id == provider_id))
+        # InnoDB checks foreign keys row by row, so a root (whose
+        # root_provider_id refers to itself) must let go of itself first.
+        connection.execute(_providers.update()
+                           .where(_providers.c.id == provider_id,
+                                  _providers.c.root_provider_id == provider_id)
+                           .values(root_provider_id=None))
+        connection.execute(_providers.delete().where(_providers.c.id == provider_id))
+
+    database.write(body)
+
+
+# -- list --------------------------------------------------------------------------
+
+
+@dataclasses.dataclass
+class ProviderFilters:
+    """The filters of ``GET /resource_providers``; None/empty means "not given"."""
+
+    name: str | None = None
+    uuid: str | None = None
+    member_of: AggregateFilter | None = None
+    resources: dict[str, int] | None = None
+    in_tree: str | None = None
+    required: TraitFilter | None = None
+
+
+def _with_aggregates(uuids: frozenset[str] | set[str]) -> sa.Select:
+    """Ids of providers directly associated with any of the aggregates ``uuids``."""
+    links = tables.resource_provider_aggregates
+    aggregates = tables.placement_aggregates
+    return (sa.select(links.c.resource_provider_id)
+            .join(aggregates, aggregates.c.id == links.c.aggregate_id)
+            .where(aggregates.c.uuid.in_(sorted(uuids))))
+
+
+def _with_traits(trait_ids: set[int]) -> sa.Select:
+    """Ids of providers having any of the traits ``trait_ids``."""
+    links = tables.resource_provider_traits
+    return (sa.select(links.c.resource_provider_id)
+            .where(links.c.trait_id.in_(sorted(trait_ids))))
+
+
+def _with_capacity(class_id: int, amount: int) -> sa.Select:
+    """Ids of providers whose own inventory of ``class_id`` can take ``amount`` more.
+
+    ``used + amount <= (total - reserved) * allocation_ratio`` and the amount
+    respects min_unit, max_unit and step_size.
+    """
+    inventories = tables.inventories
+    allocations = tables.allocations
+    usage = (sa.select(allocations.c.resource_provider_id,
+                       sa.func.sum(allocations.c.used).label("used"))
+             .where(allocations.c.resource_class_id == class_id)
+             .group_by(allocations.c.resource_provider_id)
+             .subquery("usage"))
+    requested = sa.literal(amount, sa.Integer)
+    return (
+        sa.select(inventories.c.resource_provider_id)
+        .select_from(inventories.outerjoin(
+            usage, usage.c.resource_provider_id == inventories.c.resource_provider_id))
+        .where(
+            inventories.c.resource_class_id == class_id,
+            sa.func.coalesce(usage.c.used, 0) + requested
+            <= (inventories.c.total - inventories.c.reserved) * inventories.c.allocation_ratio,
+            inventories.c.min_unit <= requested,
+            inventories.c.max_unit >= requested,
+            requested % inventories.c.step_size == 0,
+        ))
+
+
+def _resource_class_ids(connection: Connection, names: list[str]) -> dict[str, int]:
+    """{name: id} of the resource classes ``names``; 400 on the first unknown one."""
+    classes = tables.resource_classes
+    found = {row.name: row.id for row in connection.execute(
+        sa.select(classes.c.name, classes.c.id).where(classes.c.name.in_(names)))}
+    for name in names:
+        if name not in found:
+            raise errors.BadRequest(
+                "Invalid resource class in resources parameter: "
+                f"No such resource class {name}.")
+    return found
+
+
+def _trait_ids(connection: Connection, required: TraitFilter) -> dict[str, int]:
+    """{name: id} of every trait ``required`` mentions; 400 naming unknown ones."""
+    found = trait_ids_by_name(connection, required.names)
+    missing = sorted(required.names - set(found))
+    if missing:
+        raise errors.BadRequest(
+            'Invalid trait(s) in "required" parameter: '
+            f"No such trait(s): {', '.join(missing)}.")
+    return found
+
+
+def list_resource_providers(database: Database, filters: ProviderFilters) -> list[ResourceProvider]:
+    """Providers matching every given filter (see providers §2), ordered by id.
+
+    Unknown trait or resource class names are 400s; an unknown ``in_tree``
+    provider or unknown aggregates simply match nothing.
+    """
+
+    def body(connection: Connection) -> list[ResourceProvider]:
+        query = provider_select()
+        if filters.name:
+            query = query.where(_providers.c.name == filters.name)
+        if filters.uuid is not None:
+            query = query.where(_providers.c.uuid == filters.uuid)
+        if filters.in_tree is not None:
+            tree = _provider_ids(connection, filters.in_tree, lock=False)
+            if tree is None:
+                return []
+            query = query.where(
+                _providers.c.root_provider_id == (tree.root_provider_id or tree.id))
+        if filters.required:
+            trait_ids = _trait_ids(connection, filters.required)
+            for group in filters.required.any_of:
+                query = query.where(_providers.c.id.in_(
+                    _with_traits({trait_ids[name] for name in group})))
+            if filters.required.forbidden:
+                query = query.where(_providers.c.id.not_in(
+                    _with_traits({trait_ids[name] for name in filters.required.forbidden})))
+        if filters.resources:
+            class_ids = _resource_class_ids(connection, list(filters.resources))
+            for name, amount in filters.resources.items():
+                query = query.where(_providers.c.id.in_(
+                    _with_capacity(class_ids[name], amount)))
+        if filters.member_of:
+            for group in filters.member_of.any_of:
+                query = query.where(_providers.c.id.in_(_with_aggregates(group)))
+            if filters.member_of.forbidden:
+                query = query.where(_providers.c.id.not_in(
+                    _with_aggregates(filters.member_of.forbidden)))
+        rows = connection.execute(query.order_by(_providers.c.id))
+        return [provider_from_row(row) for row in rows]
+
+    return database.read(body)
