@@ -156,6 +156,9 @@ def loadapp(conf: cfg.ConfigOpts, database: Database | None = None) -> Any:
         application = auth.keystone_middleware(application, conf)
     else:  # pragma: no cover - oslo.config enforces the choices
         raise ConfigurationError(f"unknown [api] auth_strategy {strategy}")
+    # The outer fault wrapper catches what the auth middleware itself raises
+    # (e.g. keystonemiddleware without a reachable Keystone).
+    application = FaultWrapper(application)
     if conf.cors.allowed_origin:
         application = cors.CORS(application, conf)
     application = request_id.RequestId(application)

@@ -1,0 +1,1 @@
+"""Compute-host side: the resource tracker's Placement update (and reshape) flow."""

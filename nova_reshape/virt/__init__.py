@@ -1,0 +1,1 @@
+"""Virt drivers and device shims: what a compute host reports to Placement."""

@@ -1,0 +1,230 @@
+"""In-process Placement: the service without a server (design.md contract 4).
+
+``PlacementDirect(conf)`` builds the WSGI application for ``conf`` (its
+database, its options) and routes HTTP requests made with ``requests`` to
+a private, unique host name straight into that application with
+wsgi-intercept. No socket is opened and no service needs to run, yet the
+request goes through exactly the code path a deployed service uses
+(middleware, microversions, policy, handlers, database transactions)::
+
+    with PlacementDirect(conf) as placement:
+        response = placement.get("/resource_providers", microversion="1.14")
+
+It is how the offline migration (``nova-reshape-manage``) drives a
+database with every service stopped, and it works on a database a real
+Placement created.
+
+Several may be open at once (each on its own database) and one after
+another: wsgi-intercept's hook into ``requests`` is installed while at
+least one is open and removed when the last closes. Other hosts keep
+reaching the network while the hook is installed.
+
+Authentication: with ``[api] auth_strategy`` left at its default, the app
+is built with ``noauth2`` (as upstream's PlacementDirect forces) and the
+client sends ``x-auth-token: admin`` with roles ``admin,service``. If the
+caller explicitly configured ``keystone``, that is honoured and no identity
+headers are sent: pass real ones with ``headers=``.
+"""
+
+from __future__ import annotations
+
+import threading
+import uuid
+from collections.abc import Mapping
+from typing import Any
+
+import requests
+import wsgi_intercept
+from oslo_config import cfg
+from wsgi_intercept import requests_intercept
+
+from placement_wsgi import conf as placement_conf
+from placement_wsgi import deploy
+
+#: Path prefix the app is mounted under (becomes SCRIPT_NAME).
+SCRIPT_NAME = "/placement"
+#: Header carrying the microversion.
+VERSION_HEADER = "OpenStack-API-Version"
+
+_install_lock = threading.Lock()
+_install_count = 0
+_saved_connection_classes: tuple[Any, Any] | None = None
+
+
+def _install_intercept() -> None:
+    """Hook wsgi-intercept into ``requests`` (reference counted)."""
+    global _install_count, _saved_connection_classes
+    from requests.packages.urllib3.connectionpool import (  # type: ignore[import-untyped]
+        HTTPConnectionPool,
+        HTTPSConnectionPool,
+    )
+    with _install_lock:
+        if _install_count == 0:
+            _saved_connection_classes = (
+                HTTPConnectionPool.ConnectionCls, HTTPSConnectionPool.ConnectionCls)
+            requests_intercept.install()
+        _install_count += 1
+
+
+def _uninstall_intercept() -> None:
+    """Undo one :func:`_install_intercept`; the last one restores ``requests``."""
+    global _install_count, _saved_connection_classes
+    from requests.packages.urllib3.connectionpool import (  # type: ignore[import-untyped]
+        HTTPConnectionPool,
+        HTTPSConnectionPool,
+    )
+    with _install_lock:
+        _install_count -= 1
+        if _install_count == 0 and _saved_connection_classes is not None:
+            # Restore what was there before, which is not always urllib3's
+            # own class (another wsgi-intercept user may have installed first).
+            HTTPConnectionPool.ConnectionCls, HTTPSConnectionPool.ConnectionCls = (
+                _saved_connection_classes)
+            _saved_connection_classes = None
+
+
+class PlacementClient:
+    """A small JSON client for one Placement endpoint, over ``requests``.
+
+    ``get/put/post/delete(url, json=None, microversion=None, headers=None)``
+    return the ``requests.Response`` whatever its status: HTTP errors are
+    values, not exceptions (callers test ``if response:`` or
+    ``response.status_code``). ``url`` is a path such as
+    ``/resource_providers?in_tree=...``, joined to ``base_url``.
+    Every request sends ``Accept: application/json``, the fixed ``headers``
+    given here, and ``OpenStack-API-Version: placement <microversion>`` when
+    a microversion is given or a default one is set (no header means
+    Placement 1.0).
+    """
+
+    def __init__(self, base_url: str, session: requests.Session | None = None,
+                 headers: Mapping[str, str] | None = None,
+                 default_microversion: str | None = None,
+                 timeout: float | None = None) -> None:
+        self.base_url = base_url.rstrip("/")
+        self.session = session or requests.Session()
+        self.headers = {"Accept": "application/json", **dict(headers or {})}
+        self.default_microversion = default_microversion
+        self.timeout = timeout
+
+    def request(self, method: str, url: str, json: Any = None,
+                microversion: str | None = None,
+                headers: Mapping[str, str] | None = None) -> requests.Response:
+        """Send one request and return the response (any status)."""
+        all_headers = dict(self.headers)
+        version = microversion or self.default_microversion
+        if version:
+            all_headers[VERSION_HEADER] = f"placement {version}"
+        if headers:
+            all_headers.update(headers)
+        kwargs: dict[str, Any] = {"headers": all_headers}
+        if json is not None:
+            kwargs["json"] = json
+        if self.timeout is not None:
+            kwargs["timeout"] = self.timeout
+        return self.session.request(method, self.base_url + url, **kwargs)
+
+    def get(self, url: str, json: Any = None, microversion: str | None = None,
+            headers: Mapping[str, str] | None = None) -> requests.Response:
+        return self.request("GET", url, json, microversion, headers)
+
+    def put(self, url: str, json: Any = None, microversion: str | None = None,
+            headers: Mapping[str, str] | None = None) -> requests.Response:
+        return self.request("PUT", url, json, microversion, headers)
+
+    def post(self, url: str, json: Any = None, microversion: str | None = None,
+             headers: Mapping[str, str] | None = None) -> requests.Response:
+        return self.request("POST", url, json, microversion, headers)
+
+    def delete(self, url: str, json: Any = None, microversion: str | None = None,
+               headers: Mapping[str, str] | None = None) -> requests.Response:
+        return self.request("DELETE", url, json, microversion, headers)
+
+    def close(self) -> None:
+        self.session.close()
+
+
+def _explicitly_set(conf: cfg.ConfigOpts, name: str, group: str) -> bool:
+    location = conf.get_location(name, group)
+    return location is not None and location.location not in (
+        cfg.Locations.opt_default, cfg.Locations.set_default)
+
+
+class PlacementDirect:
+    """Context manager yielding a :class:`PlacementClient` wired into the app.
+
+    ``conf`` is the caller's ``ConfigOpts`` with at least
+    ``[placement_database] connection`` set; options are registered on it
+    if the caller has not, and a conf never parsed is parsed with no
+    arguments and no files (its overrides stay). With ``[placement_database] sync_on_startup`` the
+    schema is created/upgraded on entry. ``latest_microversion=True`` makes
+    ``latest`` the version of requests that name none. ``headers`` are sent
+    on every request (after the default identity headers, so they win).
+    On exit the intercept is removed and the app's database pool closed.
+    """
+
+    def __init__(self, conf: cfg.ConfigOpts, latest_microversion: bool = False,
+                 headers: Mapping[str, str] | None = None) -> None:
+        self.conf = conf
+        self.latest_microversion = latest_microversion
+        self.extra_headers = dict(headers or {})
+        self.host = f"placement-direct-{uuid.uuid4().hex}"
+        self.port = 80
+        self.app: Any = None
+        self.client: PlacementClient | None = None
+
+    @property
+    def url(self) -> str:
+        """Base URL of the intercepted endpoint."""
+        return f"http://{self.host}{SCRIPT_NAME}"
+
+    def _build_app(self) -> tuple[Any, bool]:
+        """The app, and whether it authenticates with noauth2."""
+        conf = self.conf
+        if "placement_database" not in conf:
+            placement_conf.register_opts(conf)
+        if getattr(conf, "_namespace", None) is None:
+            # Never parsed (only overrides set): parse nothing, so options that
+            # look for files (policy) work; overrides survive parsing.
+            conf([], project="placement", default_config_files=[], default_config_dirs=[],
+                 use_env=False)
+        if _explicitly_set(conf, "auth_strategy", "api"):
+            return deploy.loadapp(conf), conf.api.auth_strategy == "noauth2"
+        # Override only while the app is built (the strategy is read then),
+        # so the caller's conf is left as it was given.
+        conf.set_override("auth_strategy", "noauth2", "api")
+        try:
+            return deploy.loadapp(conf), True
+        finally:
+            conf.clear_override("auth_strategy", "api")
+
+    def __enter__(self) -> PlacementClient:
+        if self.app is not None:
+            raise RuntimeError("this PlacementDirect is already open")
+        app, noauth = self._build_app()
+        headers: dict[str, str] = {}
+        if noauth:
+            headers = {"x-auth-token": "admin", "X-Roles": "admin,service"}
+        headers.update(self.extra_headers)
+        self.app = app
+        wsgi_intercept.add_wsgi_intercept(self.host, self.port, lambda: app,
+                                          script_name=SCRIPT_NAME)
+        _install_intercept()
+        self.client = PlacementClient(
+            self.url, headers=headers,
+            default_microversion="latest" if self.latest_microversion else None)
+        return self.client
+
+    def __exit__(self, *exc_info: object) -> None:
+        try:
+            if self.client is not None:
+                self.client.close()
+        finally:
+            wsgi_intercept.remove_wsgi_intercept(self.host, self.port)
+            _uninstall_intercept()
+            placement_app = getattr(self.app, "placement_app", None)
+            if placement_app is not None:
+                placement_app.database.dispose()
+            self.app = None
+            self.client = None
+

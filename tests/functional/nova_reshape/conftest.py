@@ -1,0 +1,170 @@
+"""Fixtures: this project's Placement reached over real HTTP or through PlacementDirect.
+
+``placement`` is parametrized, so every test using it runs twice on each
+engine: once against the service served by a wsgiref server on 127.0.0.1
+(a free port, in a thread), once in-process through PlacementDirect. Both
+are wrapped in a :class:`Recorder` so tests can assert exactly which
+requests the report client sent.
+"""
+
+from __future__ import annotations
+
+import threading
+import uuid
+from collections.abc import Iterator
+from typing import Any
+from wsgiref import simple_server
+
+import pytest
+
+from nova_reshape.placement_client import http_placement
+from nova_reshape.report import SchedulerReportClient
+from placement_wsgi import deploy
+from placement_wsgi.cmd.api import QuietHandler, ThreadingWSGIServer
+from placement_wsgi.direct import PlacementDirect
+from tests.fixtures.config import make_conf
+
+ADMIN_HEADERS = {"X-Roles": "admin,service"}
+
+
+class SilentHandler(QuietHandler):
+    """No access log lines in test output."""
+
+    def log_message(self, *args: Any) -> None:
+        pass
+
+
+class Recorder:
+    """Wraps a placement transport and records (method, url, microversion, json)."""
+
+    def __init__(self, placement: Any) -> None:
+        self.placement = placement
+        self.calls: list[tuple[str, str, str | None, Any]] = []
+        #: Called as hook(method, url) before each request (tests inject races).
+        self.before: Any = None
+
+    def _call(self, method: str, url: str, json: Any = None, microversion: str | None = None,
+              headers: Any = None) -> Any:
+        if self.before is not None:
+            self.before(method, url)
+        self.calls.append((method, url, microversion, json))
+        return getattr(self.placement, method.lower())(
+            url, json=json, microversion=microversion, headers=headers)
+
+    def get(self, url: str, json: Any = None, microversion: str | None = None,
+            headers: Any = None) -> Any:
+        return self._call("GET", url, json, microversion, headers)
+
+    def put(self, url: str, json: Any = None, microversion: str | None = None,
+            headers: Any = None) -> Any:
+        return self._call("PUT", url, json, microversion, headers)
+
+    def post(self, url: str, json: Any = None, microversion: str | None = None,
+             headers: Any = None) -> Any:
+        return self._call("POST", url, json, microversion, headers)
+
+    def delete(self, url: str, json: Any = None, microversion: str | None = None,
+               headers: Any = None) -> Any:
+        return self._call("DELETE", url, json, microversion, headers)
+
+    def writes(self) -> list[tuple[str, str]]:
+        """(method, path) of every non-GET request so far."""
+        return [(method, url) for method, url, _, _ in self.calls if method != "GET"]
+
+    def reset(self) -> None:
+        self.calls.clear()
+
+
+@pytest.fixture(params=["http", "direct"])
+def raw_placement(request, db_url) -> Iterator[Any]:
+    """A transport to a fresh Placement (unrecorded; also the 'second writer')."""
+    conf = make_conf(db_url)
+    if request.param == "direct":
+        with PlacementDirect(conf) as client:
+            yield client
+        return
+    app = deploy.loadapp(conf)
+    server = simple_server.make_server("127.0.0.1", 0, app, server_class=ThreadingWSGIServer,
+                                       handler_class=SilentHandler)
+    thread = threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.05},
+                              daemon=True)
+    thread.start()
+    port = server.server_address[1]
+    client = http_placement(f"http://127.0.0.1:{port}", token="admin", headers=ADMIN_HEADERS)
+    try:
+        yield client
+    finally:
+        client.close()
+        server.shutdown()
+        server.server_close()
+        thread.join(5)
+        app.placement_app.database.dispose()
+
+
+@pytest.fixture
+def placement(raw_placement) -> Recorder:
+    return Recorder(raw_placement)
+
+
+@pytest.fixture
+def report(placement) -> SchedulerReportClient:
+    return SchedulerReportClient(placement, retry_backoff=0)
+
+
+class Seeder:
+    """Direct API calls that set up state behind the report client's back."""
+
+    def __init__(self, placement: Any) -> None:
+        self.placement = placement
+
+    def ok(self, response: Any) -> Any:
+        assert response.status_code < 400, (response.status_code, response.text)
+        return response.json() if response.content else None
+
+    def provider(self, name: str, parent: str | None = None, uuid_: str | None = None) -> str:
+        body = {"name": name, "uuid": uuid_ or str(uuid.uuid4())}
+        if parent:
+            body["parent_provider_uuid"] = parent
+        return self.ok(self.placement.post("/resource_providers", json=body,
+                                           microversion="1.20"))["uuid"]
+
+    def generation(self, rp: str) -> int:
+        return self.ok(self.placement.get(f"/resource_providers/{rp}",
+                                          microversion="1.14"))["generation"]
+
+    def inventory(self, rp: str, inventories: dict[str, Any]) -> None:
+        self.ok(self.placement.put(f"/resource_providers/{rp}/inventories", json={
+            "resource_provider_generation": self.generation(rp),
+            "inventories": inventories}, microversion="1.26"))
+
+    def traits(self, rp: str, traits: list[str]) -> None:
+        for trait in traits:
+            if trait.startswith("CUSTOM_"):
+                self.ok(self.placement.put(f"/traits/{trait}", microversion="1.6"))
+        self.ok(self.placement.put(f"/resource_providers/{rp}/traits", json={
+            "resource_provider_generation": self.generation(rp), "traits": traits},
+            microversion="1.6"))
+
+    def aggregates(self, rp: str, aggregates: list[str]) -> None:
+        self.ok(self.placement.put(f"/resource_providers/{rp}/aggregates", json={
+            "resource_provider_generation": self.generation(rp), "aggregates": aggregates},
+            microversion="1.19"))
+
+    def allocate(self, consumer: str, allocations: dict[str, dict[str, int]],
+                 project: str = "p1", user: str = "u1") -> None:
+        current = self.ok(self.placement.get(f"/allocations/{consumer}", microversion="1.28"))
+        self.ok(self.placement.put(f"/allocations/{consumer}", json={
+            "allocations": {rp: {"resources": res} for rp, res in allocations.items()},
+            "project_id": project, "user_id": user,
+            "consumer_generation": current.get("consumer_generation")}, microversion="1.28"))
+
+    def consumer(self, consumer: str) -> dict[str, Any]:
+        return self.ok(self.placement.get(f"/allocations/{consumer}", microversion="1.28"))
+
+    def inventories(self, rp: str) -> dict[str, Any]:
+        return self.ok(self.placement.get(f"/resource_providers/{rp}/inventories"))
+
+
+@pytest.fixture
+def seed(raw_placement) -> Seeder:
+    return Seeder(raw_placement)
