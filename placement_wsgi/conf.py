@@ -3,13 +3,22 @@
 Every option lives on an ``oslo_config.cfg.ConfigOpts`` that the caller
 owns; nothing here touches ``cfg.CONF``. ``register_opts`` may be called on
 any number of ``ConfigOpts`` objects, each describing its own service.
+
+``load_config`` builds such an object for a process (the WSGI module, the
+console scripts) from config files (``find_config_files``: ``--config-file``,
+``OS_PLACEMENT_CONFIG_FILE``, ``$OS_PLACEMENT_CONFIG_DIR/placement.conf``,
+``/etc/placement/placement.conf``) and environment variables
+(``OS_PLACEMENT_<GROUP>__<OPTION>`` and oslo.config's ``OS_<GROUP>__<OPTION>``).
+docs/configuration.md documents every option.
 """
 
 from __future__ import annotations
 
 import os
+from collections.abc import Mapping
 
 from oslo_config import cfg
+from oslo_log import log as oslo_log
 from oslo_middleware import cors
 from oslo_policy import opts as policy_opts
 
@@ -141,46 +150,127 @@ def register_opts(conf: cfg.ConfigOpts) -> cfg.ConfigOpts:
     return conf
 
 
+#: Environment variable naming one config file (or several, separated by
+#: ``os.pathsep``) to read instead of the default search.
+CONFIG_FILE_ENV = "OS_PLACEMENT_CONFIG_FILE"
+#: Environment variable naming a directory whose ``placement.conf`` is read
+#: (the variable upstream's WSGI script honours).
+CONFIG_DIR_ENV = "OS_PLACEMENT_CONFIG_DIR"
+#: Read when present and nothing else names a file.
+DEFAULT_CONFIG_FILE = "/etc/placement/placement.conf"
+#: Prefix of this project's spelling of oslo.config environment variables.
+ENV_PREFIX = "OS_PLACEMENT_"
+
+
+def register_logging_opts(conf: cfg.ConfigOpts) -> cfg.ConfigOpts:
+    """Register oslo.log's options (``[DEFAULT] debug``, ``log_file``, ...).
+
+    Kept out of :func:`register_opts` because oslo.log registers
+    command-line options, which cannot be added once ``conf`` has parsed its
+    arguments; call this before parsing. Safe to call twice before that.
+    """
+    oslo_log.register_options(conf)
+    return conf
+
+
+def find_config_files(environ: Mapping[str, str] | None = None) -> list[str]:
+    """The config files a process reads when none is given on its command line.
+
+    In order of preference: the files named by ``OS_PLACEMENT_CONFIG_FILE``
+    (each must exist), else ``$OS_PLACEMENT_CONFIG_DIR/placement.conf``, else
+    ``/etc/placement/placement.conf``; the last two only when they exist, so
+    a service configured purely by environment variables needs no file.
+    Raises ``cfg.ConfigFilesNotFoundError`` for a named file that is missing.
+    """
+    environ = os.environ if environ is None else environ
+    named = environ.get(CONFIG_FILE_ENV, "").strip()
+    if named:
+        files = [path for path in named.split(os.pathsep) if path]
+        missing = [path for path in files if not os.path.isfile(path)]
+        if missing:
+            raise cfg.ConfigFilesNotFoundError(missing)
+        return files
+    directory = environ.get(CONFIG_DIR_ENV, "").strip()
+    if directory:
+        candidate = os.path.join(directory, "placement.conf")
+        return [candidate] if os.path.isfile(candidate) else []
+    return [DEFAULT_CONFIG_FILE] if os.path.isfile(DEFAULT_CONFIG_FILE) else []
+
+
 def load_config(
     args: list[str] | None = None,
     config_files: list[str] | None = None,
     project: str = "placement",
 ) -> cfg.ConfigOpts:
-    """Build a fresh ``ConfigOpts`` from command-line style args and files.
+    """Build a fresh ``ConfigOpts`` from command-line style args, files and environment.
 
-    Environment variables ``OS_PLACEMENT_<GROUP>__<OPTION>`` (and the
-    upstream-style ``OS_<GROUP>__<OPTION>``) override the files.
+    ``config_files`` are read in order (later files win); ``None`` means
+    :func:`find_config_files`. Precedence, strongest first: command-line
+    ``args``, ``OS_PLACEMENT_<GROUP>__<OPTION>`` variables, oslo.config's own
+    ``OS_<GROUP>__<OPTION>`` variables, config files, defaults. The caller
+    owns the returned object; nothing global is touched (``os.environ`` is
+    only read).
+
+    Raises ``cfg.Error`` (files missing or unparsable, an invalid value in a
+    prefixed variable).
     """
     conf = cfg.ConfigOpts()
     register_opts(conf)
-    _apply_environment_aliases()
+    register_logging_opts(conf)
+    if config_files is None:
+        config_files = find_config_files()
     conf(
         args if args is not None else [],
         project=project,
-        default_config_files=config_files,
+        default_config_files=list(config_files),
         default_config_dirs=[],
         use_env=True,
     )
+    apply_prefixed_environment(conf, os.environ)
     return conf
 
 
-def _apply_environment_aliases() -> None:
-    """Map ``OS_PLACEMENT_<GROUP>__<OPT>`` onto oslo.config's ``OS_<GROUP>__<OPT>``.
+def apply_prefixed_environment(conf: cfg.ConfigOpts, environ: Mapping[str, str]) -> None:
+    """Apply ``OS_PLACEMENT_<GROUP>__<OPTION>`` variables of ``environ`` to ``conf``.
 
-    oslo.config's environment source reads ``OS_<GROUP>__<OPT>``. The
-    documented spelling of this project adds a ``PLACEMENT_`` prefix so the
-    variables cannot collide with other OpenStack services in the same
-    environment; both spellings work, the prefixed one wins. The group
-    ``placement`` itself is reached as ``OS_PLACEMENT_PLACEMENT__<OPT>`` or
-    the upstream ``OS_PLACEMENT__<OPT>``; ``OS_PLACEMENT_DATABASE__*`` is the
-    upstream name of ``[placement_database]`` and is left alone.
+    oslo.config itself reads ``OS_<GROUP>__<OPTION>``. This project also
+    accepts the group behind a ``PLACEMENT_`` prefix, so that its variables
+    cannot collide with another OpenStack service's in a shared environment
+    (``OS_PLACEMENT_API__AUTH_STRATEGY`` sets ``[api] auth_strategy``,
+    ``OS_PLACEMENT_DEFAULT__DEBUG`` sets ``[DEFAULT] debug``). Where oslo.config's
+    own reading already names a group (``OS_PLACEMENT_DATABASE__CONNECTION``
+    is ``[placement_database] connection``; ``OS_PLACEMENT__X`` is
+    ``[placement] X``) it is left to oslo.config. Variables naming no
+    registered option are ignored, as oslo.config ignores unknown ones.
+    A value given on the command line is not overridden.
+
+    Raises ``cfg.ConfigSourceValueError`` naming the variable when a value
+    does not fit its option's type or choices.
     """
-    prefix = "OS_PLACEMENT_"
-    for name, value in list(os.environ.items()):
-        if not name.startswith(prefix) or "__" not in name:
+    for name in sorted(environ):
+        if not name.startswith(ENV_PREFIX):
             continue
-        rest = name[len(prefix):]
-        group = rest.split("__", 1)[0]
-        if group == "DATABASE":
-            continue  # OS_PLACEMENT_DATABASE__X already names [placement_database]
-        os.environ["OS_" + rest] = value
+        group_part, separator, option_part = name[len(ENV_PREFIX):].partition("__")
+        if not separator or not group_part or not option_part:
+            continue
+        group = group_part.lower()
+        if "placement_" + group in conf:
+            continue  # oslo.config reads it as [placement_<group>] itself
+        option = option_part.lower()
+        group_name = None if group == "default" else group
+        try:
+            location = conf.get_location(option, group_name)
+        except (cfg.NoSuchOptError, cfg.NoSuchGroupError):
+            continue
+        except (cfg.Error, ValueError):
+            location = None  # an invalid value from a file: the variable replaces it
+        if location is not None and location.location == cfg.Locations.command_line:
+            continue
+        try:
+            conf.set_override(option, environ[name], group_name)
+        except (cfg.NoSuchOptError, cfg.NoSuchGroupError):
+            continue  # e.g. OS_PLACEMENT_DEFAULT__API: a group, not an option
+        except ValueError as error:
+            raise cfg.ConfigSourceValueError(
+                f"environment variable {name}={environ[name]!r} is not a valid value for "
+                f"[{group_name or 'DEFAULT'}] {option}: {error}") from error

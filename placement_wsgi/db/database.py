@@ -169,7 +169,14 @@ class Database:
         """
         return self._run(body, args, kwargs, write=True)
 
-    def _run(self, body: Callable[..., T], args: tuple, kwargs: dict, write: bool) -> T:
+    def write_with_retries(self, retries: int, body: Callable[..., T], *args: Any,
+                           **kwargs: Any) -> T:
+        """Like :meth:`write` with its own retry budget (e.g. allocation writes)."""
+        return self._run(body, args, kwargs, write=True, retries=retries)
+
+    def _run(self, body: Callable[..., T], args: tuple, kwargs: dict, write: bool,
+             retries: int | None = None) -> T:
+        retry_count = self.retry_count if retries is None else retries
         attempt = 0
         while True:
             try:
@@ -181,7 +188,7 @@ class Database:
                     raise
                 LOG.debug("transient database error, retrying: %s", error)
             attempt += 1
-            if attempt > self.retry_count:
+            if attempt > retry_count:
                 raise TransactionRetriesExhausted()
             # Jittered back-off so racing writers do not collide again.
             time.sleep(random.uniform(0, 0.005 * (2 ** min(attempt, 6))))

@@ -79,6 +79,7 @@ def _write(request: webob.Request, requests: list[allocation_obj.ConsumerAllocat
         set_consumer_type=microversion.version_of(request) >= (1, 38),
         incomplete_project=conf.incomplete_consumer_project_id,
         incomplete_user=conf.incomplete_consumer_user_id,
+        retries=conf.allocation_conflict_retry_count,
     )
 
 

@@ -311,11 +311,16 @@ def write_allocations(
     set_consumer_type: bool,
     incomplete_project: str,
     incomplete_user: str,
+    retries: int = 10,
 ) -> None:
-    """One transaction for every consumer of ``requests`` (PUT and POST)."""
+    """One transaction for every consumer of ``requests`` (PUT and POST).
+
+    ``retries`` is ``[placement] allocation_conflict_retry_count``: how often
+    a write that lost a race on a provider generation is rerun.
+    """
     try:
-        database.write(
-            apply_allocations, requests, unknown_class_message=unknown_class_message,
+        database.write_with_retries(
+            retries, apply_allocations, requests, unknown_class_message=unknown_class_message,
             set_consumer_type=set_consumer_type, incomplete_project=incomplete_project,
             incomplete_user=incomplete_user)
     except TransactionRetriesExhausted as error:

@@ -258,3 +258,37 @@ def test_each_load_is_independent(monkeypatch: pytest.MonkeyPatch) -> None:
     two = placement_conf.load_config(config_files=[])
     assert one.api.auth_strategy == "keystone"
     assert two.api.auth_strategy == "noauth2"
+
+
+# -- documentation -------------------------------------------------------------------
+
+ROOT = pathlib.Path(__file__).resolve().parents[2]
+
+
+def test_sample_config_file_loads() -> None:
+    conf = placement_conf.load_config(config_files=[str(ROOT / "etc" / "placement.conf")])
+    assert conf.placement_database.connection == "sqlite:////var/lib/placement/placement.sqlite"
+    assert conf.api.auth_strategy == "keystone"
+
+
+@pytest.mark.parametrize("group, options", [
+    ("placement_database", placement_conf.database_opts),
+    ("api", placement_conf.api_opts),
+    ("placement", placement_conf.placement_opts),
+    ("workarounds", placement_conf.workarounds_opts),
+])
+def test_every_option_is_documented_with_its_default(group: str, options: list) -> None:
+    text = (ROOT / "docs" / "configuration.md").read_text()
+    section = text.split(f"## `[{group}]`", 1)[1].split("\n## ", 1)[0]
+    for opt in options:
+        rows = [line for line in section.splitlines() if line.startswith(f"| `{opt.name}` |")]
+        assert len(rows) == 1, opt.name
+        default = rows[0].split("|")[2].strip()
+        if opt.default is None:
+            assert default.startswith("*(none"), opt.name
+        elif opt.default == "":
+            assert default == '`""`', opt.name
+        elif isinstance(opt.default, bool):
+            assert default == f"`{str(opt.default).lower()}`", opt.name
+        else:
+            assert default == f"`{opt.default}`", opt.name

@@ -1,0 +1,1 @@
+"""Console scripts: ``placement-api`` (development server), ``placement-manage``."""

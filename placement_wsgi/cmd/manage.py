@@ -1,0 +1,111 @@
+"""``placement-manage``: database administration.
+
+::
+
+    placement-manage [--config-file FILE ...] db sync      # create / upgrade to head
+    placement-manage [--config-file FILE ...] db version   # print the schema revision
+
+Configuration comes from ``--config-file`` (repeatable; later files win) or,
+without it, the default search of :func:`placement_wsgi.conf.find_config_files`,
+plus ``OS_PLACEMENT_<GROUP>__<OPTION>`` environment variables. Exit status:
+0 success, 1 the command failed (one line on standard error), 2 bad usage.
+Unlike the service, the database is not waited for: a command that cannot
+reach it fails at once.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from collections.abc import Callable, Sequence
+from typing import TypeVar
+
+import sqlalchemy as sa
+from oslo_config import cfg
+
+from placement_wsgi import service
+from placement_wsgi.db import migration
+from placement_wsgi.db.database import Database
+
+T = TypeVar("T")
+
+PROGRAM = "placement-manage"
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """The command line of this script (also used by its tests)."""
+    parser = argparse.ArgumentParser(
+        prog=PROGRAM, description="Administer the Placement database.")
+    parser.add_argument(
+        "--config-file", action="append", metavar="FILE", dest="config_files",
+        help="configuration file to read; repeatable, later files win "
+        "(default: $OS_PLACEMENT_CONFIG_FILE, $OS_PLACEMENT_CONFIG_DIR/placement.conf "
+        "or /etc/placement/placement.conf)")
+    categories = parser.add_subparsers(dest="category", metavar="CATEGORY", required=True)
+    db = categories.add_parser("db", help="database schema commands")
+    actions = db.add_subparsers(dest="action", metavar="ACTION", required=True)
+    actions.add_parser(
+        "sync", help="create the schema or upgrade it to the newest revision, then "
+        "load the standard traits and resource classes (idempotent)")
+    actions.add_parser(
+        "version", help="print the schema revision of the database ('None' when empty)")
+    return parser
+
+
+def _with_database(conf: cfg.ConfigOpts, body: Callable[[Database], T]) -> T:
+    """Run ``body(database)``; database failures become one-line StartupErrors."""
+    database = service.open_database(conf)
+    try:
+        return body(database)
+    except (sa.exc.SQLAlchemyError, RuntimeError) as error:
+        # RuntimeError: a migration's data check refused to go on.
+        raise service.StartupError(
+            f"database {service.describe_url(database.url)}: {service.one_line(error)}"
+        ) from error
+    finally:
+        database.dispose()
+
+
+def db_sync(conf: cfg.ConfigOpts) -> int:
+    """Upgrade to head (a no-op at head) and load the standard names."""
+
+    def sync(database: Database) -> tuple[str | None, str]:
+        return migration.current_revision(database), migration.upgrade(database)
+
+    before, head = _with_database(conf, sync)
+    if before == head:
+        print(f"Database already at revision {head} (head).")
+    else:
+        print(f"Database upgraded from {before or 'empty'} to revision {head} (head).")
+    return 0
+
+
+def db_version(conf: cfg.ConfigOpts) -> int:
+    """Print the recorded revision; ``None`` for a database with no schema."""
+    print(_with_database(conf, migration.current_revision))
+    return 0
+
+
+_COMMANDS = {("db", "sync"): db_sync, ("db", "version"): db_version}
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Console-script entry point; returns the exit status."""
+    args = build_parser().parse_args(argv)
+    command = _COMMANDS[(args.category, args.action)]
+    try:
+        conf = service.load_conf(config_files=args.config_files)
+        return command(conf)
+    except service.StartupError as error:
+        message = str(error)
+    except (cfg.Error, ValueError, ImportError, RuntimeError, OSError,
+            sa.exc.SQLAlchemyError) as error:
+        message = service.one_line(error)
+    except KeyboardInterrupt:
+        message = "interrupted"
+    sys.stderr.write(f"{PROGRAM}: error: {message}\n")
+    return 1
+
+
+if __name__ == "__main__":  # pragma: no cover
+    sys.exit(main())
