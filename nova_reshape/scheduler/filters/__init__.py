@@ -1,0 +1,134 @@
+"""Host filters and their loading (``available_filters`` / ``enabled_filters``).
+
+``available_filters`` lists dotted paths, as in nova: the special
+``nova.scheduler.filters.all_filters`` (or this package's ``all_filters``)
+stands for every built-in filter; ``nova.scheduler.filters.<module>.<Class>``
+names a built-in by class name; any other ``package.module.Class`` is
+imported (a third-party ``BaseHostFilter`` subclass, or a callable returning
+a list of them). ``enabled_filters`` then names classes among those.
+"""
+
+from __future__ import annotations
+
+import importlib
+from collections.abc import Iterable
+
+from nova_reshape.scheduler.errors import PluginNotFound
+from nova_reshape.scheduler.filters.affinity import (
+    DifferentHostFilter,
+    SameHostFilter,
+    ServerGroupAffinityFilter,
+    ServerGroupAntiAffinityFilter,
+    SimpleCIDRAffinityFilter,
+)
+from nova_reshape.scheduler.filters.aggregate import (
+    AggregateMultiTenancyIsolation,
+    AggregateTypeAffinityFilter,
+)
+from nova_reshape.scheduler.filters.base import BaseHostFilter, Rejection, reject
+from nova_reshape.scheduler.filters.capabilities import (
+    AggregateInstanceExtraSpecsFilter,
+    ComputeCapabilitiesFilter,
+)
+from nova_reshape.scheduler.filters.core import (
+    AllHostsFilter,
+    AvailabilityZoneFilter,
+    ComputeFilter,
+    RetryFilter,
+)
+from nova_reshape.scheduler.filters.devices import (
+    MetricsFilter,
+    NUMATopologyFilter,
+    PciPassthroughFilter,
+)
+from nova_reshape.scheduler.filters.image import (
+    AggregateImagePropertiesIsolation,
+    ImagePropertiesFilter,
+    IsolatedHostsFilter,
+)
+from nova_reshape.scheduler.filters.json_filter import JsonFilter
+from nova_reshape.scheduler.filters.resources import (
+    AggregateCoreFilter,
+    AggregateDiskFilter,
+    AggregateIoOpsFilter,
+    AggregateNumInstancesFilter,
+    AggregateRamFilter,
+    IoOpsFilter,
+    NumInstancesFilter,
+)
+
+__all__ = ["BaseHostFilter", "Rejection", "reject", "all_filters", "load_filters"]
+
+_BUILTIN: tuple[type[BaseHostFilter], ...] = (
+    AllHostsFilter, ImagePropertiesFilter, AvailabilityZoneFilter, ComputeCapabilitiesFilter,
+    AggregateInstanceExtraSpecsFilter, ComputeFilter, AggregateCoreFilter, AggregateRamFilter,
+    AggregateDiskFilter, IsolatedHostsFilter, JsonFilter, NumInstancesFilter,
+    AggregateNumInstancesFilter, IoOpsFilter, AggregateIoOpsFilter, PciPassthroughFilter,
+    SimpleCIDRAffinityFilter, DifferentHostFilter, SameHostFilter, RetryFilter,
+    AggregateTypeAffinityFilter, ServerGroupAntiAffinityFilter, ServerGroupAffinityFilter,
+    AggregateMultiTenancyIsolation, AggregateImagePropertiesIsolation, MetricsFilter,
+    NUMATopologyFilter,
+)
+BUILTIN_BY_NAME = {cls.__name__: cls for cls in _BUILTIN}
+ALL_FILTERS_PATHS = frozenset({
+    "nova.scheduler.filters.all_filters",
+    "nova_reshape.scheduler.filters.all_filters",
+})
+
+
+def all_filters() -> list[type[BaseHostFilter]]:
+    """Every built-in filter class (what ``...filters.all_filters`` stands for)."""
+    return list(_BUILTIN)
+
+
+def _import_path(path: str) -> list[type[BaseHostFilter]]:
+    if path in ALL_FILTERS_PATHS:
+        return all_filters()
+    module_name, _, attr = path.rpartition(".")
+    if module_name.startswith("nova.scheduler.filters") and attr in BUILTIN_BY_NAME:
+        return [BUILTIN_BY_NAME[attr]]
+    if not module_name:
+        raise PluginNotFound(f"available_filters entry {path!r} is not a dotted path")
+    try:
+        obj = getattr(importlib.import_module(module_name), attr)
+    except (ImportError, AttributeError) as exc:
+        raise PluginNotFound(f"cannot load filter {path!r}: {exc}") from exc
+    if isinstance(obj, type):
+        found = [obj]
+    elif callable(obj):
+        found = list(obj())
+    else:
+        raise PluginNotFound(f"{path!r} is neither a filter class nor a callable")
+    for cls in found:
+        if not (isinstance(cls, type) and issubclass(cls, BaseHostFilter)):
+            raise PluginNotFound(f"{path!r}: {cls!r} is not a BaseHostFilter subclass")
+    return found
+
+
+def available_filter_classes(paths: Iterable[str]) -> dict[str, type[BaseHostFilter]]:
+    """Class name -> class for everything ``available_filters`` makes loadable."""
+    classes: dict[str, type[BaseHostFilter]] = {}
+    for path in paths:
+        for cls in _import_path(path):
+            classes.setdefault(cls.__name__, cls)
+    return classes
+
+
+def load_filters(conf) -> list[BaseHostFilter]:
+    """Configured filter instances in ``enabled_filters`` order.
+
+    A name listed twice yields the same instance twice (nova runs it twice).
+    """
+    available = available_filter_classes(conf.filter_scheduler.available_filters)
+    instances: dict[str, BaseHostFilter] = {}
+    result = []
+    for name in conf.filter_scheduler.enabled_filters:
+        short = name.rpartition(".")[2]
+        if short not in available:
+            raise PluginNotFound(f"Filter {name} not found in available_filters")
+        if short not in instances:
+            instance = available[short]()
+            instance.configure(conf)
+            instances[short] = instance
+        result.append(instances[short])
+    return result
