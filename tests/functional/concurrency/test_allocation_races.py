@@ -12,27 +12,13 @@ import random
 import threading
 import uuid
 
-import pytest
-
-from placement_wsgi import deploy
-from placement_wsgi.db.database import Database
 from tests.fixtures import seed
-from tests.fixtures.client import AppClient
-from tests.fixtures.config import make_conf
 
 THREADS = 16
 CLAIMS_PER_THREAD = 50
 PROVIDERS = 4
 CAPACITY = 100
 
-
-@pytest.fixture
-def app_and_database(db_url):
-    app = deploy.loadapp(make_conf(db_url))
-    database = Database(db_url)
-    yield app, database
-    database.dispose()
-    app.placement_app.database.dispose()
 
 
 def _claim_body(provider: str, amount: int, generation=None) -> dict:
@@ -41,12 +27,11 @@ def _claim_body(provider: str, amount: int, generation=None) -> dict:
             "consumer_generation": generation, "consumer_type": "INSTANCE"}
 
 
-def test_concurrent_claims_never_exceed_capacity(app_and_database):
-    app, database = app_and_database
+def test_concurrent_claims_never_exceed_capacity(client_and_database):
+    client, database = client_and_database
     providers = [seed.add_provider(database) for _ in range(PROVIDERS)]
     for provider in providers:
         seed.add_inventory(database, provider, "VCPU", CAPACITY)
-    client = AppClient(app)
     outcomes: list[tuple[str, str, int, bytes]] = []
     lock = threading.Lock()
     start = threading.Barrier(THREADS)
@@ -88,11 +73,10 @@ def test_concurrent_claims_never_exceed_capacity(app_and_database):
         assert bool(stored) == (status == 204)
 
 
-def test_two_writers_one_consumer_generation_exactly_one_wins(app_and_database):
-    app, database = app_and_database
+def test_two_writers_one_consumer_generation_exactly_one_wins(client_and_database):
+    client, database = client_and_database
     provider = seed.add_provider(database)
     seed.add_inventory(database, provider, "VCPU", 1000)
-    client = AppClient(app)
     for _round in range(10):
         consumer = str(uuid.uuid4())
         assert client.put(f"/allocations/{consumer}",

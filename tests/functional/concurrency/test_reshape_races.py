@@ -9,26 +9,13 @@ from __future__ import annotations
 import threading
 import uuid
 
-import pytest
-
-from placement_wsgi import deploy
-from placement_wsgi.db.database import Database
 from tests.fixtures import seed
 from tests.fixtures.client import AppClient
-from tests.fixtures.config import make_conf
 
 EXISTING = 20
 WRITERS = 4
 CLAIMS_PER_WRITER = 10
 
-
-@pytest.fixture
-def client_and_database(db_url):
-    app = deploy.loadapp(make_conf(db_url))
-    database = Database(db_url)
-    yield AppClient(app), database
-    database.dispose()
-    app.placement_app.database.dispose()
 
 
 def _claim(provider: str, generation=None, amount: int = 1) -> dict:
