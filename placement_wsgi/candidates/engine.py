@@ -1,0 +1,92 @@
+"""One allocation-candidates request, end to end, inside one read transaction.
+
+resolve names -> load the snapshot -> plan -> generate (stopping at
+``limit`` or the ``[placement] max_allocation_candidates`` ceiling) ->
+``limit``/randomisation -> summaries -> response body.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import itertools
+import random
+from typing import Any
+
+from sqlalchemy.engine import Connection
+
+from placement_wsgi.candidates import combine, search
+from placement_wsgi.candidates.format import Formatter, allocation_providers
+from placement_wsgi.candidates.request import CandidateRequest
+from placement_wsgi.db.database import Database
+
+
+@dataclasses.dataclass(frozen=True)
+class Settings:
+    """The ``[placement]`` options that shape generation."""
+
+    max_candidates: int = -1            # -1: no ceiling
+    randomize: bool = False
+    strategy: str = combine.BREADTH_FIRST
+
+    @classmethod
+    def from_conf(cls, conf: Any) -> Settings:
+        placement = conf.placement
+        return cls(
+            max_candidates=placement.max_allocation_candidates,
+            randomize=placement.randomize_allocation_candidates,
+            strategy=placement.allocation_candidates_generation_strategy,
+        )
+
+
+def _collect(plan: combine.Plan, limit: int | None, settings: Settings,
+             rng: random.Random | None = None) -> list[tuple[int, ...]]:
+    """Generate only as many candidates as the answer can contain."""
+    stop = settings.max_candidates if settings.max_candidates >= 0 else None
+    if limit is not None and not settings.randomize:
+        stop = limit if stop is None else min(stop, limit)
+    candidates = list(itertools.islice(plan.generate(settings.strategy), stop))
+    if settings.randomize:
+        rng = rng or random.Random()
+        if limit is not None and limit < len(candidates):
+            candidates = rng.sample(candidates, limit)
+        else:
+            rng.shuffle(candidates)
+    elif limit is not None:
+        candidates = candidates[:limit]
+    return candidates
+
+
+EMPTY_BODY = '{"allocation_requests":[],"provider_summaries":{}}'
+
+
+def find_in_transaction(connection: Connection, request: CandidateRequest,
+                        settings: Settings) -> str:
+    """The JSON response body for ``request``, read over ``connection``."""
+    resolved = search.resolve(connection, request)
+    loader = search.Loader(connection, resolved)
+    snapshot = loader.load()
+    plan = combine.Plan(resolved, snapshot,
+                        lambda roots: loader.load_trees(snapshot, roots))
+    candidates = _collect(plan, request.limit, settings)
+    if not candidates:
+        return EMPTY_BODY
+    providers = allocation_providers(plan.slots, candidates)
+    if request.nested_aware:
+        # whole trees of the providers that get resources (sharing: own tree)
+        roots = {snapshot.root_of[provider] for provider in providers}
+        if snapshot.has_trees:
+            loader.load_trees(snapshot, roots)
+            shown = [member for root in sorted(roots) for member in snapshot.tree_members[root]]
+        else:
+            shown = sorted(roots)
+    else:
+        shown = sorted(providers)
+    summary = loader.load_summaries(snapshot, set(shown))
+    # providers of resourceless groups may sit outside the shown trees
+    loader.load_uuids(snapshot, {provider for candidate in candidates for provider in candidate})
+    return Formatter(resolved, plan.slots, summary, request.version).body(candidates, shown)
+
+
+def find_candidates(database: Database, request: CandidateRequest, settings: Settings) -> str:
+    """Run :func:`find_in_transaction` in a (retrying) read transaction."""
+    return database.read(find_in_transaction, request, settings)

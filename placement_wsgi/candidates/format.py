@@ -1,0 +1,142 @@
+"""Candidates (tuples of provider ids) -> the JSON body of spec §1, as text.
+
+Shapes by microversion: allocation requests as a list of providers (1.10-1.11)
+or an object keyed by provider uuid (1.12+), with ``mappings`` from 1.34;
+provider summaries with the requested classes only (<1.27) or every class,
+``traits`` from 1.17, parent/root uuids from 1.29.
+
+The body is written as JSON text directly rather than built as dicts and
+passed to ``json.dumps``: a large answer has tens of thousands of small,
+similar objects, and templating them is about ten times cheaper. Every
+string that comes from the database goes through the JSON encoder's string
+escaping, so the text is valid JSON whatever the data.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from json.encoder import encode_basestring as quote
+
+from placement_wsgi.candidates.combine import Slot
+from placement_wsgi.candidates.search import ResolvedRequest, SummaryData
+from placement_wsgi.microversion import Version
+
+
+def allocation_providers(slots: list[Slot], candidates: Iterable[tuple[int, ...]]) -> set[int]:
+    """Providers that get resources in some candidate (resourceless slots excluded)."""
+    resourceful = [index for index, slot in enumerate(slots) if slot.amounts]
+    providers: set[int] = set()
+    for candidate in candidates:
+        providers.update(candidate[index] for index in resourceful)
+    return providers
+
+
+def _object(members: Iterable[str]) -> str:
+    return "{" + ",".join(members) + "}"
+
+
+class Formatter:
+    """Writes allocation requests and provider summaries for one request."""
+
+    def __init__(self, resolved: ResolvedRequest, slots: list[Slot], summary: SummaryData,
+                 version: Version) -> None:
+        self.version = version
+        self.summary = summary
+        self._class = {rc: quote(name) for rc, name in resolved.class_names.items()}
+        self._quoted: dict[int, str] = {}
+        #: per slot: [(quoted class name, amount)]
+        self._named = [[(self._class[rc], amount) for rc, amount in slot.amounts]
+                       for slot in slots]
+        suffixes: dict[str, list[int]] = {group.suffix: [] for group in resolved.groups}
+        for index, slot in enumerate(slots):
+            suffixes[resolved.groups[slot.group].suffix].append(index)
+        self._mapping_slots = [(quote(suffix), indexes) for suffix, indexes in suffixes.items()]
+        # When no class is asked for twice, a candidate that puts every slot on
+        # one provider always has the same resources: write them once.
+        merged: dict[str, int] = {}
+        repeated = False
+        for named in self._named:
+            for name, amount in named:
+                repeated = repeated or name in merged
+                merged[name] = amount
+        self._merged = None if repeated else _object(
+            f"{name}:{amount}" for name, amount in merged.items())
+
+    def _uuid(self, provider: int) -> str:
+        quoted = self._quoted.get(provider)
+        if quoted is None:
+            quoted = self._quoted[provider] = quote(self.summary.uuid_of[provider])
+        return quoted
+
+    def allocation_request(self, candidate: tuple[int, ...]) -> str:
+        """One allocation request as JSON text."""
+        if self._merged is not None and candidate.count(candidate[0]) == len(candidate):
+            return self._one_provider(self._uuid(candidate[0]))
+        resources: dict[int, dict[str, int]] = {}
+        for provider, named in zip(candidate, self._named, strict=True):
+            if not named:
+                continue
+            amounts = resources.get(provider)
+            if amounts is None:
+                resources[provider] = amounts = {}
+            for name, amount in named:
+                amounts[name] = amounts.get(name, 0) + amount
+        written = {self._uuid(provider): _object(f"{name}:{amount}"
+                                                  for name, amount in amounts.items())
+                   for provider, amounts in resources.items()}
+        if self.version < (1, 12):
+            return '{"allocations":[' + ",".join(
+                f'{{"resource_provider":{{"uuid":{uuid}}},"resources":{amounts}}}'
+                for uuid, amounts in written.items()) + "]}"
+        allocations = _object(f'{uuid}:{{"resources":{amounts}}}'
+                              for uuid, amounts in written.items())
+        if self.version < (1, 34):
+            return f'{{"allocations":{allocations}}}'
+        mappings = _object(
+            f"{suffix}:[" + ",".join(self._uuid(provider) for provider in dict.fromkeys(
+                candidate[index] for index in indexes)) + "]"
+            for suffix, indexes in self._mapping_slots)
+        return f'{{"allocations":{allocations},"mappings":{mappings}}}'
+
+    def _one_provider(self, uuid: str) -> str:
+        resources = self._merged
+        if self.version < (1, 12):
+            return (f'{{"allocations":[{{"resource_provider":{{"uuid":{uuid}}},'
+                    f'"resources":{resources}}}]}}')
+        if self.version < (1, 34):
+            return f'{{"allocations":{{{uuid}:{{"resources":{resources}}}}}}}'
+        mappings = _object(f"{suffix}:[{uuid}]" for suffix, _ in self._mapping_slots)
+        return (f'{{"allocations":{{{uuid}:{{"resources":{resources}}}}},'
+                f'"mappings":{mappings}}}')
+
+    def provider_summaries(self, providers: Iterable[int]) -> str:
+        """The ``provider_summaries`` object as JSON text."""
+        summary = self.summary
+        classes = self._class
+        with_traits = self.version >= (1, 17)
+        with_tree = self.version >= (1, 29)
+        parent_of = summary.parent_of
+        root_of = summary.root_of
+        entries = []
+        for provider in providers:
+            resources = _object(
+                f'{classes[rc]}:{{"capacity":{capacity},"used":{used}}}'
+                for rc, capacity, used in summary.resources.get(provider, ()))
+            entry = '{"resources":' + resources
+            if with_traits:
+                entry += ',"traits":[' + ",".join(
+                    quote(name) for name in summary.traits.get(provider, ())) + "]"
+            if with_tree:
+                parent = parent_of.get(provider)
+                entry += (',"parent_provider_uuid":'
+                          + ("null" if parent is None else self._uuid(parent))
+                          + ',"root_provider_uuid":' + self._uuid(root_of[provider]))
+            entries.append(self._uuid(provider) + ":" + entry + "}")
+        return "{" + ",".join(entries) + "}"
+
+    def body(self, candidates: list[tuple[int, ...]], shown: Iterable[int]) -> str:
+        """The whole response body."""
+        allocation_request = self.allocation_request
+        return ('{"allocation_requests":['
+                + ",".join([allocation_request(candidate) for candidate in candidates])
+                + '],"provider_summaries":' + self.provider_summaries(shown) + "}")
