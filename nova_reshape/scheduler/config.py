@@ -86,6 +86,14 @@ OPTIONS: dict[str, dict[str, tuple[Any, Any]]] = {
     "compute": {
         "packing_host_numa_cells_allocation_strategy": (_BOOL, False),
     },
+    # Read by the manager (select_destinations over Placement), not by filters.
+    "scheduler": {
+        "max_attempts": (types.Integer(min=1), 3),
+        "max_placement_results": (types.Integer(min=1), 1000),
+    },
+    "workarounds": {
+        "disable_fallback_pcpu_query": (_BOOL, False),
+    },
 }
 
 #: Sections whose unknown option names are rejected.
@@ -131,6 +139,8 @@ class SchedulerConfig:
     DEFAULT: SimpleNamespace
     pci: SimpleNamespace
     compute: SimpleNamespace
+    scheduler: SimpleNamespace
+    workarounds: SimpleNamespace
 
 
 def _copy(value: Any) -> Any:

@@ -289,24 +289,37 @@ class FilterScheduler:
             if not trace.weighed:
                 result.no_valid_host = True
                 return result
-            ordered = [w.host for w in trace.weighed]
-            if subset_choices is None and self.conf.filter_scheduler.\
-                    shuffle_best_same_weighed_hosts:
-                top = trace.weighed[0].weight
-                best = [w.host for w in trace.weighed if w.weight == top]
-                rng.shuffle(best)
-                ordered = best + ordered[len(best):]
-            trace.subset = ordered[:self.conf.filter_scheduler.host_subset_size]
+            choice = None
             if subset_choices is not None:
                 choice = subset_choices[index] if index < len(subset_choices) else 0
-                chosen = trace.subset[choice % len(trace.subset)]
-            else:
-                chosen = rng.choice(trace.subset)
+            current = self.pick(trace, rng, choice)
+            chosen = current[0]
             trace.selected = chosen
             result.selected.append(chosen)
             self.consume(chosen, spec, instance_uuid)
-            current = [chosen] + [host for host in ordered if host is not chosen]
         return result
+
+    def pick(self, trace: InstanceTrace, rng: random.Random,
+             choice: int | None = None) -> list[HostState]:
+        """The weighed hosts of ``trace`` with the chosen one first (nova's sorted hosts).
+
+        Optionally shuffles the hosts tied for the best weight, takes the
+        ``host_subset_size`` subset and picks one at random (or
+        ``subset[choice % len]`` when ``choice`` is given, without
+        shuffling); the rest keep weighed order. Records ``trace.subset``.
+        """
+        ordered = [w.host for w in trace.weighed]
+        if choice is None and self.conf.filter_scheduler.shuffle_best_same_weighed_hosts:
+            top = trace.weighed[0].weight
+            best = [w.host for w in trace.weighed if w.weight == top]
+            rng.shuffle(best)
+            ordered = best + ordered[len(best):]
+        trace.subset = ordered[:self.conf.filter_scheduler.host_subset_size]
+        if choice is not None:
+            chosen = trace.subset[choice % len(trace.subset)]
+        else:
+            chosen = rng.choice(trace.subset)
+        return [chosen] + [host for host in ordered if host is not chosen]
 
     @staticmethod
     def consume(host: HostState, spec: RequestSpec, instance_uuid: str | None) -> None:

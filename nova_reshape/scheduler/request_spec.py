@@ -9,10 +9,13 @@ from __future__ import annotations
 
 import uuid as uuid_mod
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from nova_reshape.scheduler.numa import InstanceTopology
 from nova_reshape.scheduler.pci import PciRequest
+
+if TYPE_CHECKING:
+    from nova_reshape.scheduler.resource_request import RequestGroup
 
 CELL_NAMESPACE = uuid_mod.UUID("6b1a0c0e-4d4c-4f39-9a53-2f0d7a3c1b11")
 
@@ -58,10 +61,24 @@ class InstanceGroup:
 
 @dataclass
 class Destination:
+    """nova's RequestSpec.requested_destination.
+
+    ``aggregates`` holds comma-joined OR-lists of aggregate uuids (one entry
+    per list, as nova's prefilters append them); ``forbidden_aggregates``
+    the aggregates no host may be in. Both end up as ``member_of`` in the
+    Placement query.
+    """
+
     host: str | None = None
     node: str | None = None
     cell: str | None = None
     allow_cross_cell_move: bool = False
+    aggregates: list[str] | None = None
+    forbidden_aggregates: set[str] | None = None
+
+    def require_aggregates(self, aggregates: list[str]) -> None:
+        """AND one more OR-list of aggregates (nova's require_aggregates)."""
+        self.aggregates = (self.aggregates or []) + [",".join(aggregates)]
 
     @property
     def cell_uuid(self) -> str | None:
@@ -93,6 +110,17 @@ class RequestSpec:
     pci_requests: list[PciRequest] = field(default_factory=list)
     numa_topology: InstanceTopology | None = None
     is_bfv: bool = False
+    #: RequestGroups from outside the flavor (device profiles, ports, PCI).
+    requested_resources: list[RequestGroup] = field(default_factory=list)
+    #: Traits the root (compute node) provider must have / must not have.
+    root_required: set[str] = field(default_factory=set)
+    root_forbidden: set[str] = field(default_factory=set)
+
+    def get_request_group_mapping(self) -> dict[str, list[str]]:
+        """``{requester_id: provider_uuids}`` of the requested_resources groups."""
+        return {group.requester_id: list(group.provider_uuids)
+                for group in self.requested_resources
+                if group.requester_id and group.provider_uuids}
 
     def get_scheduler_hint(self, name: str, default: Any = None) -> Any:
         """A hint's value; one-element lists are unwrapped as nova does."""

@@ -54,12 +54,15 @@ def summary_host_entry(rp_uuid: str, summary: Mapping[str, Any]) -> dict[str, An
 def host_states_from_allocation_candidates(
         body: Mapping[str, Any], nodes: Mapping[str, Mapping[str, Any]] | None = None,
         aggregates: Iterable[Aggregate] = (), *, now: float | None = None,
-        service_down_time: int = 60) -> list[HostState]:
+        service_down_time: int = 60, deep_copy: bool = True) -> list[HostState]:
     """HostStates for the compute nodes (root providers) of a candidates response.
 
     Order follows ``provider_summaries``. Child providers (VGPU, PCI, NUMA
     ...) are not hosts; their allocation requests are reachable through the
     root's ``allocation_candidates``. Only roots with a candidate are kept.
+    ``deep_copy=False`` gives each host its own list of the *same* request
+    dicts: enough when the body belongs to one scheduling request and, as
+    filters do, candidates are only dropped from lists, never edited.
     """
     if not isinstance(body, Mapping) or "provider_summaries" not in body:
         raise ScenarioError("not an allocation candidates body (no provider_summaries)")
@@ -78,7 +81,8 @@ def host_states_from_allocation_candidates(
         candidates = _requests_of_tree(rp_uuid, body["provider_summaries"], by_rp)
         if not candidates:
             continue
-        state.allocation_candidates = copy.deepcopy(candidates)
+        state.allocation_candidates = copy.deepcopy(candidates) if deep_copy \
+            else list(candidates)
         states.append(state)
     attach_aggregates(states, list(aggregates))
     return states

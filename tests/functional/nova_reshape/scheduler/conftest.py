@@ -1,0 +1,76 @@
+"""Helpers for the scheduler-over-Placement tests: PlacementDirect, recording, managers."""
+
+from __future__ import annotations
+
+import contextlib
+from collections.abc import Callable, Iterator
+from typing import Any
+
+from nova_reshape.report import SchedulerReportClient
+from nova_reshape.scheduler.config import SchedulerConfig
+from nova_reshape.scheduler.manager import SchedulerManager
+from placement_wsgi.direct import PlacementDirect
+from tests.fixtures.config import make_conf
+
+
+class Recording:
+    """A transport wrapper recording ``(method, url, microversion)``; ``before`` hook."""
+
+    def __init__(self, placement: Any) -> None:
+        self.placement = placement
+        self.calls: list[tuple[str, str, str | None]] = []
+        self.before: Callable[[str, str], None] | None = None
+
+    def _call(self, method: str, url: str, json: Any = None, microversion: str | None = None,
+              headers: Any = None) -> Any:
+        if self.before is not None:
+            self.before(method, url)
+        self.calls.append((method, url, microversion))
+        return getattr(self.placement, method.lower())(url, json=json,
+                                                       microversion=microversion,
+                                                       headers=headers)
+
+    def get(self, url: str, **kwargs: Any) -> Any:
+        return self._call("GET", url, **kwargs)
+
+    def put(self, url: str, **kwargs: Any) -> Any:
+        return self._call("PUT", url, **kwargs)
+
+    def post(self, url: str, **kwargs: Any) -> Any:
+        return self._call("POST", url, **kwargs)
+
+    def delete(self, url: str, **kwargs: Any) -> Any:
+        return self._call("DELETE", url, **kwargs)
+
+    def urls(self, method: str, prefix: str = "") -> list[str]:
+        return [url for m, url, _ in self.calls if m == method and url.startswith(prefix)]
+
+
+@contextlib.contextmanager
+def placement(db_url: str) -> Iterator[Any]:
+    """The project's Placement on ``db_url``, in process."""
+    with PlacementDirect(make_conf(db_url)) as client:
+        yield client
+
+
+def make_manager(client: Any, config: dict[str, Any] | None = None,
+                 **kwargs: Any) -> tuple[SchedulerManager, Recording]:
+    """A manager over a recorded report client; RAMWeigher only unless configured."""
+    sections = {"filter_scheduler": {"weight_classes": ["RAMWeigher"]}}
+    for section, options in (config or {}).items():
+        sections.setdefault(section, {}).update(options)
+    recording = Recording(client)
+    report = SchedulerReportClient(recording, retry_backoff=0)
+    return SchedulerManager(report, SchedulerConfig(sections), **kwargs), recording
+
+
+def usages(client: Any, rp_uuid: str) -> dict[str, int]:
+    response = client.get(f"/resource_providers/{rp_uuid}/usages", microversion="1.9")
+    assert response.status_code == 200, response.text
+    return {rc: n for rc, n in response.json()["usages"].items() if n}
+
+
+def consumer(client: Any, consumer_uuid: str) -> dict[str, Any]:
+    response = client.get(f"/allocations/{consumer_uuid}", microversion="1.28")
+    assert response.status_code == 200, response.text
+    return response.json()
