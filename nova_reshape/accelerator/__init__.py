@@ -1,0 +1,1 @@
+"""Cyborg accelerators from nova's side: device profiles, request groups and ARQs."""

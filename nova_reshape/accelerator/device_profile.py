@@ -1,0 +1,118 @@
+"""Device profiles -> Placement request groups (nova-side.md §4.7).
+
+A flavor's ``accel:device_profile=<name>`` names a Cyborg device profile:
+a list of groups, each a dict of ``key: value`` strings. Group ``N`` (in
+Cyborg's order) becomes one request group with ``requester_id``
+``device_profile_<N>`` (plus the owning port's uuid, appended directly,
+for a port-owned profile) and ``use_same_provider=True``:
+
+* ``resources[<suffix>]:<RC>=<amount>`` adds ``amount`` of ``RC``;
+* ``trait[<suffix>]:<TRAIT>=required|forbidden`` adds a required or
+  forbidden trait (other values are ignored);
+* every other key (``accel:*``) is ignored.
+
+The groups go to Placement as suffixed groups
+(``resourcesdevice_profile_0=FPGA:1&requireddevice_profile_0=CUSTOM_X``).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import re
+from collections.abc import Iterable, Mapping, Sequence
+
+from nova_reshape import exception
+
+#: ``resources`` / ``trait`` with an optional group suffix, then ``:`` and the name.
+GROUP_KEY = re.compile(r"^(resources|trait)([A-Za-z0-9_-]{1,64})?:(.*)$")
+REQUESTER_PREFIX = "device_profile_"
+
+
+class DeviceProfileError(exception.NovaException):
+    msg_fmt = "Device profile name %(name)s: %(msg)s"
+
+
+@dataclasses.dataclass(frozen=True)
+class DeviceProfile:
+    name: str
+    groups: tuple[Mapping[str, str], ...]
+    uuid: str | None = None
+
+
+@dataclasses.dataclass
+class RequestGroup:
+    """One suffixed Placement request group (the fields nova's RequestGroup uses here)."""
+
+    requester_id: str
+    use_same_provider: bool = True
+    resources: dict[str, int] = dataclasses.field(default_factory=dict)
+    required_traits: set[str] = dataclasses.field(default_factory=set)
+    forbidden_traits: set[str] = dataclasses.field(default_factory=set)
+    #: Filled after the claim from the allocation request's mappings.
+    provider_uuids: list[str] = dataclasses.field(default_factory=list)
+
+    def add_resource(self, resource_class: str, amount: int) -> None:
+        self.resources[resource_class] = self.resources.get(resource_class, 0) + amount
+
+    def add_trait(self, trait: str, trait_type: str) -> None:
+        if trait_type == "required":
+            self.required_traits.add(trait)
+        elif trait_type == "forbidden":
+            self.forbidden_traits.add(trait)
+
+
+def requester_id(group_id: int, owner: str | None = None) -> str:
+    """``device_profile_<N>`` (+ the owner's uuid for a port-owned profile)."""
+    return f"{REQUESTER_PREFIX}{group_id}{owner or ''}"
+
+
+def select_profile(name: str, found: Sequence[DeviceProfile]) -> DeviceProfile:
+    """The one profile ``GET /device_profiles?name=<name>`` must return."""
+    if len(found) != 1:
+        raise DeviceProfileError(name=name, msg=f"expected exactly one profile, got "
+                                 f"{len(found)}")
+    return found[0]
+
+
+def request_groups(profile: DeviceProfile, owner: str | None = None) -> list[RequestGroup]:
+    """One request group per profile group, in order; DeviceProfileError on bad amounts."""
+    groups = []
+    for group_id, spec in enumerate(profile.groups):
+        group = RequestGroup(requester_id(group_id, owner))
+        for key, value in spec.items():
+            match = GROUP_KEY.match(key)
+            if match is None:
+                continue  # accel:* and anything else is Cyborg's business
+            kind, _suffix, name = match.groups()
+            if kind == "resources":
+                try:
+                    amount = int(value)
+                except (TypeError, ValueError):
+                    amount = -1
+                if amount < 0:
+                    raise DeviceProfileError(name=profile.name, msg=(
+                        f"group {group_id}: {key}={value!r} is not a non-negative integer"))
+                group.add_resource(name, amount)
+            else:
+                group.add_trait(name, value)
+        groups.append(group)
+    return groups
+
+
+def query_params(groups: Iterable[RequestGroup]) -> list[tuple[str, str]]:
+    """Suffixed ``resources<S>`` / ``required<S>`` query parameters, sorted."""
+    params = []
+    for group in groups:
+        suffix = group.requester_id
+        if group.resources:
+            params.append((f"resources{suffix}", ",".join(
+                f"{rc}:{amount}" for rc, amount in sorted(group.resources.items()))))
+        traits = sorted(group.required_traits) + [f"!{t}" for t in sorted(group.forbidden_traits)]
+        if traits:
+            params.append((f"required{suffix}", ",".join(traits)))
+    return sorted(params)
+
+
+def group_mapping(groups: Iterable[RequestGroup]) -> dict[str, list[str]]:
+    """``{requester_id: provider_uuids}`` (nova's ``get_request_group_mapping``)."""
+    return {group.requester_id: list(group.provider_uuids) for group in groups}

@@ -1,0 +1,274 @@
+"""``nova-reshape-manage``: the offline fast-forward-upgrade reshape.
+
+::
+
+    nova-reshape-manage [--config-file FILE]... placement migrate_compute_inventory \\
+        --host-file PATH [--host-file PATH]... [--dry-run] [--verbose] \\
+        [--format text|json] [--progress]
+    nova-reshape-manage placement migrate_compute_inventory \\
+        --placement-url URL [--token TOKEN] [--header NAME:VALUE] --host-file PATH ...
+
+For every non-ironic node of the described hosts (docs/host-description.md)
+the resource tracker's start-up update runs with the described devices'
+shims as virt driver: nodes still in the flat shape get their inventory and
+allocations moved to child providers in one atomic ``POST /reshaper``
+each. With ``--config-file`` (its ``[placement_database] connection``) the
+Placement application runs in-process on the database through
+PlacementDirect, so every service can be down; with ``--placement-url`` a
+running Placement is used instead. See docs/migrate-compute-inventory.md.
+
+Exit status:
+
+* 0 - done, or nothing to do (every node already in the new shape);
+* 1 - a node failed (Placement refused a write, could not be reached, ...);
+* 2 - bad input: command line, host file or configuration;
+* 3 - pre-flight refused: findings listed, nothing written;
+* 4 - generation conflicts remained on some node after the retries
+  (another writer is active); the other nodes are done, run again;
+* 5 - an invariant was violated after a node was written; the run stopped.
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import json
+import logging
+import sys
+from collections.abc import Iterator, Sequence
+from typing import Any, TextIO
+
+import requests
+import sqlalchemy as sa
+
+from nova_reshape import exception
+from nova_reshape.cmd import render
+from nova_reshape.compute import migrate, preflight
+from nova_reshape.placement_client import http_placement
+from nova_reshape.virt.host import HostDescriptionError, load_hosts
+
+PROGRAM = "nova-reshape-manage"
+
+EXIT_OK = 0
+EXIT_FAILED = 1
+EXIT_BAD_INPUT = 2
+EXIT_REFUSED = 3
+EXIT_CONFLICT = 4
+EXIT_INVARIANT = 5
+
+
+class BadInput(Exception):
+    """Command line or configuration unusable (exit 2)."""
+
+
+class _Parser(argparse.ArgumentParser):
+    def error(self, message: str) -> Any:  # argparse exits 2 itself; keep the format
+        self.print_usage(sys.stderr)
+        self.exit(EXIT_BAD_INPUT, f"{self.prog}: error: {message}\n")
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """The command line (also used by the tests)."""
+    parser = _Parser(prog=PROGRAM, description="Offline reshape of compute provider trees.")
+    parser.add_argument("--config-file", action="append", metavar="FILE", dest="config_files",
+                        default=[], help="placement configuration with [placement_database] "
+                        "connection; repeatable, later files win")
+    categories = parser.add_subparsers(dest="category", metavar="CATEGORY", required=True)
+    placement = categories.add_parser("placement", help="Placement data commands")
+    actions = placement.add_subparsers(dest="action", metavar="ACTION", required=True)
+    migrate_parser = actions.add_parser(
+        "migrate_compute_inventory",
+        help="move every described node's inventory and allocations to the nested shape")
+    migrate_parser.add_argument(
+        "--config-file", action="append", metavar="FILE", dest="sub_config_files", default=[],
+        help="as the global --config-file")
+    migrate_parser.add_argument("--placement-url", metavar="URL",
+                                help="use a running Placement service instead of the database")
+    migrate_parser.add_argument("--token", metavar="TOKEN",
+                                help="x-auth-token for --placement-url")
+    migrate_parser.add_argument(
+        "--header", action="append", metavar="NAME:VALUE", dest="headers", default=[],
+        help="extra header for --placement-url, e.g. 'X-Roles: admin,service' for a "
+        "noauth2 service (the reshaper needs the service role); repeatable")
+    migrate_parser.add_argument(
+        "--host-file", action="append", metavar="PATH", dest="host_files", required=True,
+        help="host description file, or a directory of *.yaml files; repeatable")
+    migrate_parser.add_argument("--dry-run", action="store_true",
+                                help="check and show each node's trees and allocation moves; "
+                                "change nothing")
+    migrate_parser.add_argument("--verbose", "-v", action="store_true",
+                                help="show trees and moves of every node, and log progress")
+    migrate_parser.add_argument("--format", choices=("text", "json"), default="text",
+                                help="output format (default text)")
+    migrate_parser.add_argument("--progress", action="store_true",
+                                help="show a progress bar even when stderr is not a terminal")
+    return parser
+
+
+@contextlib.contextmanager
+def open_placement(config_files: Sequence[str], url: str | None, token: str | None,
+                   headers: Sequence[str] = ()) -> Iterator[Any]:
+    """The Placement transport the options ask for; BadInput when unusable."""
+    if url and config_files:
+        raise BadInput("give either --config-file or --placement-url, not both")
+    if headers and not url:
+        raise BadInput("--header only applies to --placement-url")
+    if url:
+        fixed = {}
+        for header in headers:
+            name, sep, value = header.partition(":")
+            if not sep or not name.strip():
+                raise BadInput(f"--header {header!r} is not NAME:VALUE")
+            fixed[name.strip()] = value.strip()
+        client = http_placement(url, token=token, headers=fixed)
+        try:
+            yield client
+        finally:
+            client.close()
+        return
+    if not config_files:
+        raise BadInput("give --config-file (a placement.conf naming the database) or "
+                       "--placement-url")
+    from oslo_config import cfg
+
+    from nova_reshape.compute.wsgi_transport import open_direct
+    from placement_wsgi import conf as placement_conf
+    try:
+        conf = placement_conf.load_config(config_files=list(config_files))
+    except cfg.Error as error:
+        raise BadInput(f"configuration: {error}") from error
+    if not conf.placement_database.connection:
+        raise BadInput("configuration: [placement_database] connection is not set in "
+                       + ", ".join(config_files))
+    with open_direct(conf) as client:
+        yield client
+
+
+def exit_code(results: Sequence[migrate.NodeResult]) -> int:
+    statuses = {result.status for result in results}
+    if migrate.REFUSED in statuses:
+        return EXIT_REFUSED
+    if migrate.INVARIANT in statuses:
+        return EXIT_INVARIANT
+    if migrate.FAILED in statuses:
+        return EXIT_FAILED
+    if migrate.CONFLICT in statuses:
+        return EXIT_CONFLICT
+    return EXIT_OK
+
+
+def _names(result: migrate.NodeResult) -> dict[str, str]:
+    trees = [tree for tree in (result.simulation.tree_before, result.simulation.tree_after,
+                               result.tree_after) if tree is not None] if result.simulation else []
+    return preflight.names_of(*trees)
+
+
+def _trees(result: migrate.NodeResult) -> tuple[Any, Any]:
+    simulation = result.simulation
+    if simulation is None:
+        return None, None
+    return simulation.tree_before, result.tree_after or simulation.tree_after
+
+
+def write_text(results: Sequence[migrate.NodeResult], code: int, dry_run: bool, verbose: bool,
+               out: TextIO) -> None:
+    for result in results:
+        names = _names(result)
+        line = f"{result.nodename}: {result.status}"
+        if result.status == migrate.SKIPPED:
+            line += " (ironic)"
+        if result.moves:
+            line += f", {len(result.moves)} allocation changes"
+        if result.calls:
+            line += f" ({result.calls} Placement calls)"
+        if result.error:
+            line += f": {result.error}"
+        out.write(line + "\n")
+        for finding in result.findings:
+            out.write(f"  {finding}\n")
+        for violation in result.violations:
+            out.write(f"  invariant {violation}\n")
+        before, after = _trees(result)
+        if (dry_run or verbose) and before is not None and result.root:
+            out.write("  before:\n")
+            out.writelines(f"    {line}\n" for line in render.draw_tree(before, result.root))
+            out.write("  after:\n")
+            out.writelines(f"    {line}\n" for line in render.draw_tree(after, result.root))
+            out.writelines(f"  {render.move_line(move, names)}\n" for move in result.moves)
+    summary = ", ".join(f"{count} {status}"
+                        for status, count in sorted(migrate.summarize(results).items()))
+    verdicts = {
+        EXIT_OK: "dry run: nothing changed" if dry_run else "done",
+        EXIT_REFUSED: "refused by the pre-flight checks: nothing was written; fix the "
+                      "findings above and run again",
+        EXIT_CONFLICT: "conflicts remained on some nodes (is another writer running?); "
+                       "run again",
+        EXIT_FAILED: "a node failed; the nodes before it are done; run again after fixing",
+        EXIT_INVARIANT: "an invariant was violated after writing a node; the run stopped",
+    }
+    out.write(f"{summary or 'no nodes'}. {verdicts[code].capitalize()}.\n")
+
+
+def write_json(results: Sequence[migrate.NodeResult], code: int, dry_run: bool,
+               out: TextIO) -> None:
+    nodes = []
+    for result in results:
+        names = _names(result)
+        before, after = _trees(result)
+        nodes.append({
+            "nodename": result.nodename, "status": result.status, "root": result.root,
+            "calls": result.calls, "error": result.error,
+            "findings": [finding.as_dict() for finding in result.findings],
+            "violations": [vars(violation) for violation in result.violations],
+            "moves": [render.move_json(move, names) for move in result.moves],
+            "before": render.tree_json(before, result.root) if before and result.root else None,
+            "after": render.tree_json(after, result.root) if after and result.root else None,
+        })
+    json.dump({"dry_run": dry_run, "exit_code": code, "summary": migrate.summarize(results),
+               "nodes": nodes}, out, indent=2, sort_keys=True)
+    out.write("\n")
+
+
+def migrate_compute_inventory(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
+    hosts = load_hosts(args.host_files)
+    progress = render.ProgressBar(err) if (args.progress or err.isatty()) else None
+    config_files = [*args.config_files, *args.sub_config_files]
+    with open_placement(config_files, args.placement_url, args.token,
+                        args.headers) as placement:
+        run = migrate.Migration(placement, hosts, dry_run=args.dry_run, progress=progress)
+        results = run.run()
+    code = exit_code(results)
+    if args.format == "json":
+        write_json(results, code, args.dry_run, out)
+    else:
+        write_text(results, code, args.dry_run, args.verbose, out)
+    return code
+
+
+def main(argv: Sequence[str] | None = None, out: TextIO | None = None,
+         err: TextIO | None = None) -> int:
+    """Console-script entry point; returns the exit status."""
+    out = out or sys.stdout
+    err = err or sys.stderr
+    args = build_parser().parse_args(argv)
+    logging.basicConfig(stream=err, format="%(levelname)s %(name)s: %(message)s",
+                        level=logging.INFO if args.verbose else logging.WARNING)
+    if not args.verbose:
+        # The tracker logs its reshape at INFO and conflicts it retries at INFO.
+        logging.getLogger("nova_reshape").setLevel(logging.WARNING)
+    try:
+        return migrate_compute_inventory(args, out, err)
+    except (HostDescriptionError, BadInput) as error:
+        err.write(f"{PROGRAM}: error: {error}\n")
+        return EXIT_BAD_INPUT
+    except (requests.RequestException, exception.NovaException, OSError,
+            sa.exc.SQLAlchemyError) as error:
+        err.write(f"{PROGRAM}: error: {type(error).__name__}: {error}\n")
+        return EXIT_FAILED
+    except KeyboardInterrupt:
+        err.write(f"{PROGRAM}: interrupted; running again is safe\n")
+        return EXIT_FAILED
+
+
+if __name__ == "__main__":  # pragma: no cover
+    sys.exit(main())

@@ -1,0 +1,101 @@
+"""How ``nova-reshape-manage`` shows trees, moves and progress.
+
+Trees are drawn top-down with box-drawing branches, one provider per line:
+name, short uuid, inventory totals (with ``reserved`` and ratio when not
+the defaults) and traits. Moves are one line each. JSON output uses
+:func:`tree_json` and :func:`move_json`.
+"""
+
+from __future__ import annotations
+
+import sys
+import time
+from collections.abc import Mapping
+from typing import Any, TextIO
+
+from nova_reshape.provider_tree import ProviderTree
+from nova_reshape.virt.shim import Move
+
+
+def _inventory_text(inventory: Mapping[str, Mapping[str, Any]]) -> str:
+    parts = []
+    for rc, record in sorted(inventory.items()):
+        text = f"{rc} {record['total']}"
+        extras = []
+        if record.get("reserved"):
+            extras.append(f"reserved {record['reserved']}")
+        ratio = float(record.get("allocation_ratio", 1.0))
+        if ratio != 1.0:
+            extras.append(f"x{ratio:g}")
+        if extras:
+            text += f" ({', '.join(extras)})"
+        parts.append(text)
+    return ", ".join(parts) or "no inventory"
+
+
+def draw_tree(tree: ProviderTree, root: str) -> list[str]:
+    """Lines drawing ``root``'s subtree."""
+    lines: list[str] = []
+
+    def visit(rp_uuid: str, prefix: str, connector: str) -> None:
+        data = tree.data(rp_uuid)
+        traits = f"  [{', '.join(sorted(data.traits))}]" if data.traits else ""
+        lines.append(f"{prefix}{connector}{data.name} ({rp_uuid[:8]}): "
+                     f"{_inventory_text(data.inventory)}{traits}")
+        children = [u for u in tree.get_provider_uuids(rp_uuid)
+                    if tree.data(u).parent_uuid == rp_uuid]
+        below = prefix + ("" if not connector else ("    " if connector == "└── " else "│   "))
+        for index, child in enumerate(children):
+            visit(child, below, "└── " if index == len(children) - 1 else "├── ")
+
+    visit(tree.data(root).uuid, "", "")
+    return lines
+
+
+def tree_json(tree: ProviderTree, root: str) -> dict[str, Any]:
+    data = tree.data(root)
+    children = [u for u in tree.get_provider_uuids(data.uuid)
+                if tree.data(u).parent_uuid == data.uuid]
+    return {"name": data.name, "uuid": data.uuid, "inventory": data.inventory,
+            "traits": sorted(data.traits), "children": [tree_json(tree, c) for c in children]}
+
+
+def _name(names: Mapping[str, str], rp_uuid: str | None) -> str:
+    if rp_uuid is None:
+        return "(new)"
+    return names.get(rp_uuid, rp_uuid)
+
+
+def move_line(move: Move, names: Mapping[str, str]) -> str:
+    verb = "create" if move.created else "move"
+    return (f"{verb} {move.resource_class} {move.amount} of consumer {move.consumer}: "
+            f"{_name(names, move.source)} -> {_name(names, move.target)}")
+
+
+def move_json(move: Move, names: Mapping[str, str]) -> dict[str, Any]:
+    return {"consumer": move.consumer, "resource_class": move.resource_class,
+            "amount": move.amount, "created": move.created, "shim": move.shim,
+            "source": move.source, "source_name": _name(names, move.source) if move.source
+            else None, "target": move.target, "target_name": _name(names, move.target)}
+
+
+class ProgressBar:
+    """``[#####.....] 50/100 nodes check 3.2s`` redrawn in place on a stream."""
+
+    def __init__(self, stream: TextIO | None = None, width: int = 30) -> None:
+        self.stream = stream or sys.stderr
+        self.width = width
+        self.start = time.monotonic()
+        self.last = 0.0
+
+    def __call__(self, phase: str, done: int, total: int) -> None:
+        now = time.monotonic()
+        if done < total and now - self.last < 0.1:
+            return  # at most ten redraws a second
+        self.last = now
+        filled = self.width * done // total if total else self.width
+        bar = "#" * filled + "." * (self.width - filled)
+        self.stream.write(f"\r[{bar}] {done}/{total} nodes {phase} {now - self.start:.1f}s")
+        if done >= total:
+            self.stream.write("\n")
+        self.stream.flush()

@@ -1,0 +1,412 @@
+"""Pre-flight checks of the offline migration: everything is read, nothing written.
+
+For each node the command reads the node's provider tree and allocations,
+then :func:`check_node` compares them with the host description and
+simulates the reshape on copies. Every problem becomes a :class:`Finding`
+naming the node, the consumer and the provider concerned, and the fix. The
+command writes nothing while any finding remains, so an operator fixes the
+host files (or the deployment, on the old release) and runs it again.
+
+The failure classes (``Finding.code``) and their fixes are listed in
+:data:`FAILURE_CLASSES`; docs/migrate-compute-inventory.md explains them.
+"""
+
+from __future__ import annotations
+
+import copy
+import dataclasses
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from nova_reshape import exception
+from nova_reshape.compute import invariants
+from nova_reshape.provider_tree import ProviderTree
+from nova_reshape.virt.described import DescribedDriver
+from nova_reshape.virt.host import Node
+from nova_reshape.virt.shim import ChildPlan, DeviceShim, Move, ShimProblem
+
+SHARING_TRAIT = "MISC_SHARES_VIA_AGGREGATE"
+
+#: code -> (what it means, how to fix it).
+FAILURE_CLASSES: dict[str, tuple[str, str]] = {
+    "node_not_found": (
+        "no provider in Placement has the node's uuid or name",
+        "check nodename and uuid in the host file; remove decommissioned nodes from it"),
+    "node_mismatch": (
+        "the node's uuid and name designate different providers, or not a root provider",
+        "make nodename and uuid match the compute node (its root provider's name and uuid)"),
+    "device_missing": (
+        "a consumer uses a device, cell or provider the host description does not list",
+        "add the device to the host file if it is still there; otherwise move or delete the "
+        "consumer on the old release"),
+    "migration_in_progress": (
+        "an allocation that would move is held by a migration in progress",
+        "confirm or revert the resize, or finish the migration, on the old release"),
+    "unplaceable_allocation": (
+        "the compute node holds allocations of a moving class that no device can take",
+        "say in the host file which devices (mdevs, numa, pci, accelerators) the consumer "
+        "uses, or delete the allocations of a consumer that no longer exists"),
+    "amount_mismatch": (
+        "what a consumer holds differs from the devices the host description gives it",
+        "make the consumer's device list match its allocation, or heal the allocation on "
+        "the old release"),
+    "unknown_consumer": (
+        "the host description names a consumer with no allocation on this node",
+        "remove the consumer from the host file, or heal its allocations on the old release"),
+    "sharing_provider": (
+        "a sharing provider is in the node's tree or shares a class this migration moves",
+        "move the shared inventory out of the compute node's tree or drop "
+        "MISC_SHARES_VIA_AGGREGATE"),
+    "foreign_provider": (
+        "a provider the migration would adopt is owned by another service",
+        "remove or rename the other service's provider, or drop the device from the host file"),
+    "name_taken": (
+        "a provider outside the node's tree already has a name the migration needs",
+        "rename or delete that provider, or set device_name/name in the host file"),
+    "capacity_exceeded": (
+        "a provider would hold more than its capacity after the move",
+        "correct the capacity in the host file, or move consumers off the device first"),
+    "description_mismatch": (
+        "the host description's capacity disagrees with Placement's inventory",
+        "correct the capacity in the host file (Placement holds what the node reported)"),
+    "ambiguous_class": (
+        "two kinds of device would take the same resource class off the compute node",
+        "give the PCI devices and accelerators distinct resource classes"),
+    "pci_config": (
+        "the PCI device list is one nova refuses",
+        "list either a PF or its VFs, and give all VFs of one PF the same class and traits"),
+    "reshape_failed": (
+        "the simulated reshape failed",
+        "see the message and correct the host file"),
+}
+
+
+@dataclasses.dataclass(frozen=True)
+class Finding:
+    """One reason not to write: ``code`` is a key of :data:`FAILURE_CLASSES`."""
+
+    code: str
+    node: str
+    message: str
+    consumer: str | None = None
+    provider: str | None = None
+
+    @property
+    def fix(self) -> str:
+        return FAILURE_CLASSES[self.code][1]
+
+    def as_dict(self) -> dict[str, Any]:
+        return {"code": self.code, "node": self.node, "consumer": self.consumer,
+                "provider": self.provider, "message": self.message, "fix": self.fix}
+
+    def __str__(self) -> str:
+        about = ", ".join(part for part in (
+            f"consumer {self.consumer}" if self.consumer else "",
+            f"provider {self.provider}" if self.provider else "") if part)
+        return (f"{self.node}: [{self.code}] {self.message}"
+                f"{f' ({about})' if about else ''}. Fix: {self.fix}.")
+
+
+@dataclasses.dataclass
+class Simulation:
+    """The node before and after the reshape as planned (copies)."""
+
+    tree_before: ProviderTree
+    tree_after: ProviderTree
+    allocations_before: dict[str, Any]
+    allocations_after: dict[str, Any]
+    moves: list[Move]
+    reshape: bool
+
+
+class Listing:
+    """Every provider in Placement (``GET /resource_providers`` at 1.14)."""
+
+    def __init__(self, providers: Sequence[Mapping[str, Any]]) -> None:
+        self.by_uuid = {p["uuid"]: p for p in providers}
+        self.by_name = {p["name"]: p for p in providers}
+
+
+def resolve_root(node: Node, listing: Listing) -> tuple[str | None, list[Finding]]:
+    """The root provider uuid of ``node``, or findings saying why there is none."""
+    name = node.nodename
+    by_uuid = listing.by_uuid.get(node.uuid) if node.uuid else None
+    by_name = listing.by_name.get(name)
+    if by_uuid is None and by_name is None:
+        return None, [Finding("node_not_found", name, "no provider named " + name + (
+            f" or with uuid {node.uuid}" if node.uuid else "") + " exists in Placement")]
+    found = by_uuid or by_name
+    assert found is not None
+    if by_uuid is not None and by_uuid["name"] != name:
+        return None, [Finding("node_mismatch", name, (
+            f"provider {node.uuid} is named {by_uuid['name']}, not {name}"),
+            provider=node.uuid)]
+    if node.uuid and by_uuid is None and by_name is not None:
+        return None, [Finding("node_mismatch", name, (
+            f"provider {name} has uuid {by_name['uuid']}, the host file says {node.uuid}"),
+            provider=by_name["uuid"])]
+    if found.get("parent_provider_uuid"):
+        return None, [Finding("node_mismatch", name, (
+            f"provider {name} is not a root provider (its parent is "
+            f"{found['parent_provider_uuid']})"), provider=found["uuid"])]
+    return found["uuid"], []
+
+
+def _label(tree: ProviderTree, rp_uuid: str) -> str:
+    return f"{tree.data(rp_uuid).name} ({rp_uuid})" if tree.exists(rp_uuid) else rp_uuid
+
+
+class _NodeCheck:
+    """The explicit checks of one node; findings accumulate in ``self.findings``."""
+
+    def __init__(self, node: Node, driver: DescribedDriver, tree: ProviderTree,
+                 allocations: Mapping[str, Any], listing: Listing | None) -> None:
+        self.node = node
+        self.name = node.nodename
+        self.driver = driver
+        self.tree = tree
+        self.allocations = allocations
+        self.listing = listing
+        self.root = tree.data(self.name)
+        self.scope = set(tree.get_provider_uuids(self.name))
+        self.findings: list[Finding] = []
+
+    def add(self, code: str, message: str, consumer: str | None = None,
+            provider: str | None = None) -> None:
+        self.findings.append(Finding(code, self.name, message, consumer, provider))
+
+    def run(self) -> list[Finding]:
+        self.check_references()
+        self.check_consumers_known()
+        self.check_sharing()
+        claimed: dict[str, str] = {}
+        for shim in self.driver.shims:
+            try:
+                plans = shim.plan(self.node, self.tree, self.name)
+            except exception.PlacementPciException as error:
+                self.add("pci_config", str(error))
+                continue
+            moved = shim.legacy_classes(self.node) & set(self.root.inventory)
+            for rc in sorted(moved):
+                if rc in claimed:
+                    self.add("ambiguous_class", (
+                        f"both the {claimed[rc]} and the {shim.kind} devices take {rc} off "
+                        f"the compute node"), provider=_label(self.tree, self.root.uuid))
+                claimed.setdefault(rc, shim.kind)
+            self.check_plans(shim, plans)
+            self.check_totals(shim, plans, moved)
+            self.check_stale(shim, plans)
+            self.check_moves(shim, moved)
+        return self.findings
+
+    def check_references(self) -> None:
+        """Every device a described consumer uses is described (a device gone)."""
+        node = self.node
+        gpus = {gpu.address for gpu in node.gpus}
+        cells = {cell.id for cell in node.numa_cells}
+        devices = {device.address for device in node.pci_devices}
+        accelerators = ({acc.name for acc in node.accelerators}
+                        | {acc.address for acc in node.accelerators if acc.address})
+        for consumer in node.consumers:
+            missing = ([f"GPU {address}" for _, address in consumer.mdevs
+                        if address not in gpus]
+                       + [f"NUMA cell {share.cell}" for share in consumer.numa or ()
+                          if share.cell not in cells]
+                       + [f"PCI device {address}" for address in consumer.pci
+                          if address not in devices]
+                       + [f"accelerator {ref}" for ref in consumer.accelerators
+                          if ref not in accelerators])
+            for item in missing:
+                self.add("device_missing", f"the consumer uses {item}, which the host "
+                         "description does not list", consumer=consumer.uuid)
+
+    def check_consumers_known(self) -> None:
+        for consumer in self.node.consumers:
+            if consumer.uuid not in self.allocations:
+                self.add("unknown_consumer", f"the host description lists {consumer.kind} "
+                         f"{consumer.uuid} but it holds nothing on this node in Placement",
+                         consumer=consumer.uuid)
+
+    def check_sharing(self) -> None:
+        moving: set[str] = set()
+        for shim in self.driver.shims:
+            try:
+                moving |= shim.legacy_classes(self.node)
+            except exception.PlacementPciException:
+                pass  # reported as pci_config by run()
+        for rp_uuid in self.tree.get_provider_uuids():
+            data = self.tree.data(rp_uuid)
+            if SHARING_TRAIT not in data.traits:
+                continue
+            if rp_uuid in self.scope:
+                self.add("sharing_provider", "a provider in the compute node's tree carries "
+                         f"{SHARING_TRAIT}", provider=_label(self.tree, rp_uuid))
+            elif moving & set(data.inventory):
+                classes = ", ".join(sorted(moving & set(data.inventory)))
+                self.add("sharing_provider", f"a sharing provider associated with the node "
+                         f"offers {classes}, which this migration moves",
+                         provider=_label(self.tree, rp_uuid))
+
+    def check_plans(self, shim: DeviceShim, plans: list[ChildPlan]) -> None:
+        for plan in plans:
+            if self.tree.exists(plan.name):
+                data = self.tree.data(plan.name)
+                if data.uuid not in self.scope or data.parent_uuid != self.root.uuid:
+                    self.add("name_taken", f"the {shim.kind} provider {plan.name} is needed "
+                             "but that name is used elsewhere in the tree",
+                             provider=_label(self.tree, data.uuid))
+                    continue
+                owners = {t for t in data.traits if t.startswith("OWNER_")}
+                foreign = owners - {shim.owner_trait}
+                if foreign:
+                    self.add("foreign_provider", f"{plan.name} would be reused for a "
+                             f"{shim.kind} device but carries {', '.join(sorted(foreign))}",
+                             provider=_label(self.tree, data.uuid))
+                continue
+            other = self.listing.by_name.get(plan.name) if self.listing else None
+            if other is not None and other["uuid"] not in self.scope:
+                self.add("name_taken", f"the {shim.kind} provider {plan.name} is needed but "
+                         "another provider has that name", provider=f"{plan.name} "
+                         f"({other['uuid']})")
+
+    def check_totals(self, shim: DeviceShim, plans: list[ChildPlan], moved: set[str]) -> None:
+        for rc in sorted(moved):
+            described = sum(plan.inventory[rc]["total"] for plan in plans if rc in plan.inventory)
+            reported = self.root.inventory[rc]["total"]
+            if described != reported:
+                self.add("description_mismatch", (
+                    f"the compute node has {reported} {rc} in Placement but the host "
+                    f"description's {shim.kind} devices add up to {described}"),
+                    provider=_label(self.tree, self.root.uuid))
+
+    def check_stale(self, shim: DeviceShim, plans: list[ChildPlan]) -> None:
+        planned = {plan.name for plan in plans}
+        for rp_uuid in self.scope - {self.root.uuid}:
+            data = self.tree.data(rp_uuid)
+            if (data.parent_uuid != self.root.uuid or data.name in planned
+                    or not shim.owns(data, self.name)):
+                continue
+            for consumer, body in sorted(self.allocations.items()):
+                if rp_uuid in body.get("allocations", {}):
+                    self.add("device_missing", f"the consumer holds allocations on "
+                             f"{data.name}, whose device the host description no longer "
+                             "lists (the provider would be deleted)", consumer=consumer,
+                             provider=_label(self.tree, rp_uuid))
+
+    def check_moves(self, shim: DeviceShim, moved: set[str]) -> None:
+        root_uuid = self.root.uuid
+        for consumer_uuid, body in sorted(self.allocations.items()):
+            held = body.get("allocations", {})
+            resources = held.get(root_uuid, {}).get("resources", {})
+            classes = sorted(moved & set(resources))
+            if not classes:
+                continue
+            consumer = self.node.consumer(consumer_uuid)
+            label = _label(self.tree, root_uuid)
+            elsewhere = self._other_hosts(held)
+            if (consumer is not None and consumer.is_migration) or elsewhere:
+                why = (f"it also holds allocations on {', '.join(elsewhere)}" if elsewhere
+                       else "the host description marks it as a migration")
+                self.add("migration_in_progress", f"{', '.join(classes)} on the compute node "
+                         f"would move but {why}", consumer=consumer_uuid, provider=label)
+                continue
+            for rc in classes:
+                amount = resources[rc]
+                try:
+                    shares = shim.targets(self.node, consumer_uuid, consumer, rc, amount)
+                except ShimProblem as problem:
+                    self.add(problem.code, problem.kwargs["error"], consumer=consumer_uuid,
+                             provider=label)
+                    continue
+                if sum(shares.values()) != amount:
+                    self.add("amount_mismatch", (
+                        f"it holds {amount} {rc} on the compute node but the host "
+                        f"description gives it {sum(shares.values())}"),
+                        consumer=consumer_uuid, provider=label)
+
+    def _other_hosts(self, held: Mapping[str, Any]) -> list[str]:
+        """Other compute nodes' roots among a consumer's providers (not sharing ones)."""
+        if self.listing is None:
+            return []
+        roots = []
+        for rp_uuid in held:
+            if rp_uuid in self.scope:
+                continue
+            provider = self.listing.by_uuid.get(rp_uuid)
+            if provider is None:
+                continue
+            if self.tree.exists(rp_uuid) and SHARING_TRAIT in self.tree.data(rp_uuid).traits:
+                continue
+            root = self.listing.by_uuid.get(provider.get("root_provider_uuid") or rp_uuid)
+            if root is not None:
+                roots.append(root["name"])
+        return sorted(set(roots))
+
+
+def simulate(node: Node, driver: DescribedDriver, tree: ProviderTree,
+             allocations: Mapping[str, Any]) -> Simulation:
+    """Run the driver on copies, as the resource tracker would at start-up."""
+    after = copy.deepcopy(tree)
+    before_allocations = copy.deepcopy(dict(allocations))
+    after_allocations = copy.deepcopy(dict(allocations))
+    reshape = False
+    try:
+        driver.update_provider_tree(after, node.nodename)
+    except exception.ReshapeNeeded:
+        driver.update_provider_tree(after, node.nodename, allocations=after_allocations)
+        reshape = True
+    return Simulation(copy.deepcopy(tree), after, before_allocations, after_allocations,
+                      list(driver.moves) if reshape else [], reshape)
+
+
+def inventories_of(tree: ProviderTree, nodename: str) -> dict[str, dict[str, Any]]:
+    """rp uuid -> inventory for the node's subtree."""
+    return {rp: tree.data(rp).inventory for rp in tree.get_provider_uuids(nodename)}
+
+
+def names_of(*trees: ProviderTree) -> dict[str, str]:
+    names = {}
+    for tree in trees:
+        names.update({rp: tree.data(rp).name for rp in tree.get_provider_uuids()})
+    return names
+
+
+def check_simulation(node: Node, simulation: Simulation) -> list[Finding]:
+    """Capacity and the invariants on the planned result."""
+    name = node.nodename
+    before = inventories_of(simulation.tree_before, name)
+    after = inventories_of(simulation.tree_after, name)
+    names = names_of(simulation.tree_before, simulation.tree_after)
+    usage_before = invariants.usage(simulation.allocations_before)
+    usage_after = invariants.usage(simulation.allocations_after)
+    findings = []
+    for violation in invariants.check_capacity(after, simulation.allocations_after, names):
+        rp, rc = violation.provider or "", violation.resource_class
+        changed = (usage_before.get(rp, {}).get(rc) != usage_after.get(rp, {}).get(rc)
+                   or before.get(rp, {}).get(rc) != after.get(rp, {}).get(rc))
+        if changed:  # overcommit the old release already had is not ours to refuse
+            findings.append(Finding("capacity_exceeded", name, violation.message,
+                                    provider=f"{names.get(rp, rp)} ({rp})"))
+    created = [move for move in simulation.moves if move.created]
+    for violation in (invariants.check_conservation(
+            simulation.allocations_before, simulation.allocations_after, before, after, created)
+            + invariants.check_orphans(after, simulation.allocations_after,
+                                       set(before) | set(after), names)):
+        findings.append(Finding("reshape_failed", name, str(violation),
+                                consumer=violation.consumer, provider=violation.provider))
+    return findings
+
+
+def check_node(node: Node, driver: DescribedDriver, tree: ProviderTree,
+               allocations: Mapping[str, Any], listing: Listing | None = None,
+               ) -> tuple[list[Finding], Simulation | None]:
+    """All findings for one node, and the simulation when it could run."""
+    findings = _NodeCheck(node, driver, tree, allocations, listing).run()
+    if findings:
+        return findings, None
+    try:
+        simulation = simulate(node, driver, tree, allocations)
+    except (exception.ReshapeFailed, exception.PlacementPciException) as error:
+        code = getattr(error, "code", "reshape_failed")
+        return [Finding(code, node.nodename, str(error))], None
+    return check_simulation(node, simulation), simulation

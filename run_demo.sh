@@ -1,0 +1,15 @@
+#!/usr/bin/env bash
+# ./run_demo.sh [tools/demo.py OPTIONS...]
+#
+# Fresh machine to the main job in one command: creates ./.venv if needed and
+# installs this checkout, then runs the offline fast-forward-upgrade reshape
+# end to end on a fresh SQLite file (tools/demo.py): generate a pre-upgrade
+# deployment in the old flat shape, show the dry run, migrate every compute
+# node with `nova-reshape-manage placement migrate_compute_inventory` through
+# PlacementDirect (no service running), draw the trees after, and re-run to
+# show that nothing changes the second time. Options: --hosts N,
+# --instances N, --keep DIR (keep the database and host files).
+set -euo pipefail
+cd "$(dirname "${BASH_SOURCE[0]}")"
+tools/ensure_venv.sh
+exec .venv/bin/python tools/demo.py "$@"

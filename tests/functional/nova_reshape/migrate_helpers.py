@@ -1,0 +1,105 @@
+"""Shared pieces of the migration functional tests: the generator and checks.
+
+The expected state after a migration is computed here from the generator's
+own data (what every instance held in the flat shape, plus one unit per PCI
+device it uses), independently of the migration's invariant code, and
+compared with what Placement returns.
+"""
+
+from __future__ import annotations
+
+import collections
+import importlib.util
+import os
+import sys
+from typing import Any
+
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(__file__))))
+TOOLS = os.path.join(ROOT, "tools")
+
+
+def load_tool(name: str) -> Any:
+    spec = importlib.util.spec_from_file_location(name, os.path.join(TOOLS, f"{name}.py"))
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[name] = module  # dataclasses look their module up while it executes
+    spec.loader.exec_module(module)
+    return module
+
+
+generator = load_tool("generate_deployment")
+
+PCI_CLASSES = {**{address: "CUSTOM_PCI_10DE_20B5" for address in generator.PCI_GPUS},
+               **{address: "CUSTOM_FAST_NIC" for address in generator.VFS}}
+
+
+def ok(response: Any) -> Any:
+    assert response.status_code < 400, (response.status_code, response.text)
+    return response.json() if response.content else None
+
+
+def expected_totals(out_dir: str, seed: int = 0) -> dict[str, dict[str, int]]:
+    """consumer -> {rc: amount} every instance must hold after the migration."""
+    import yaml
+    totals: dict[str, dict[str, int]] = {}
+    for name in sorted(os.listdir(out_dir)):
+        with open(os.path.join(out_dir, name), encoding="utf-8") as stream:
+            document = yaml.safe_load(stream)
+        for node in document["nodes"]:
+            if node.get("hypervisor_type") == "ironic":
+                continue
+            flat = generator.flat_allocations(node, seed)
+            for consumer in node["consumers"]:
+                held = collections.Counter(
+                    flat[consumer["uuid"]]["allocations"][node["uuid"]]["resources"])
+                for address in consumer.get("pci", ()):
+                    held[PCI_CLASSES[address]] += 1
+                totals[consumer["uuid"]] = dict(held)
+    return totals
+
+
+def actual_totals(placement: Any, consumers: Any) -> dict[str, dict[str, int]]:
+    result = {}
+    for consumer in consumers:
+        body = ok(placement.get(f"/allocations/{consumer}", microversion="1.28"))
+        held: collections.Counter[str] = collections.Counter()
+        for entry in body["allocations"].values():
+            held.update(entry["resources"])
+        result[consumer] = dict(held)
+    return result
+
+
+def tree(placement: Any, root: str) -> dict[str, dict[str, Any]]:
+    """name -> {inventory totals, traits, parent name} for ``root``'s tree."""
+    providers = ok(placement.get(f"/resource_providers?in_tree={root}",
+                                 microversion="1.14"))["resource_providers"]
+    names = {p["uuid"]: p["name"] for p in providers}
+    result = {}
+    for provider in providers:
+        inventory = ok(placement.get(f"/resource_providers/{provider['uuid']}/inventories"))
+        traits = ok(placement.get(f"/resource_providers/{provider['uuid']}/traits",
+                                  microversion="1.6"))
+        result[provider["name"]] = {
+            "uuid": provider["uuid"],
+            "parent": names.get(provider["parent_provider_uuid"]),
+            "inventory": {rc: r["total"] for rc, r in inventory["inventories"].items()},
+            "traits": set(traits["traits"])}
+    return result
+
+
+def over_capacity(placement: Any, root: str) -> list[str]:
+    """Providers of ``root``'s tree holding more than their capacity."""
+    problems = []
+    for name, data in tree(placement, root).items():
+        inventories = ok(placement.get(
+            f"/resource_providers/{data['uuid']}/inventories"))["inventories"]
+        usages = ok(placement.get(f"/resource_providers/{data['uuid']}/usages"))["usages"]
+        for rc, used in usages.items():
+            record = inventories.get(rc)
+            if record is None:
+                if used:
+                    problems.append(f"{name} {rc} used without inventory")
+                continue
+            capacity = (record["total"] - record["reserved"]) * record["allocation_ratio"]
+            if used > capacity:
+                problems.append(f"{name} {rc} {used} > {capacity}")
+    return problems

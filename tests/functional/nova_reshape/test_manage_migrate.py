@@ -1,0 +1,186 @@
+"""``nova-reshape-manage placement migrate_compute_inventory``: the command line.
+
+Exit codes, output formats, dry run, bad input, the HTTP mode, and a run
+killed with SIGKILL in the middle then completed by a second run, on every
+enabled engine.
+"""
+
+from __future__ import annotations
+
+import io
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+
+import pytest
+import sqlalchemy as sa
+
+from nova_reshape.cmd import manage
+from nova_reshape.compute import migrate
+from placement_wsgi.db import tables
+from placement_wsgi.direct import PlacementDirect
+from tests.fixtures.config import make_conf
+from tests.functional.nova_reshape import migrate_helpers as helpers
+
+
+def _generate(db_url, tmp_path, hosts=2, **kwargs):
+    out = str(tmp_path / "hosts")
+    with PlacementDirect(make_conf(db_url)) as placement:
+        helpers.generator.generate(placement, out, hosts=hosts, **kwargs)
+    conf = tmp_path / "placement.conf"
+    helpers.generator.write_config(str(conf), db_url)
+    return out, str(conf)
+
+
+def _main(*argv):
+    out, err = io.StringIO(), io.StringIO()
+    code = manage.main(list(argv), out=out, err=err)
+    return code, out.getvalue(), err.getvalue()
+
+
+def _command(conf, out, *extra):
+    return ["--config-file", conf, "placement", "migrate_compute_inventory",
+            "--host-file", out, *extra]
+
+
+def _children(db_url):
+    engine = sa.create_engine(db_url)
+    try:
+        with engine.connect() as connection:
+            rp = tables.resource_providers
+            return connection.execute(sa.select(sa.func.count()).select_from(rp).where(
+                rp.c.parent_provider_id.is_not(None))).scalar_one()
+    finally:
+        engine.dispose()
+
+
+def test_migrate_then_nothing_to_do(db_url, tmp_path):
+    out, conf = _generate(db_url, tmp_path, hosts=3, instances=6, ironic=1)
+    code, text, err = _main(*_command(conf, out))
+    assert code == manage.EXIT_OK, err
+    assert "cmp-0000: migrated, " in text and "cmp-0002: skipped" in text
+    assert text.rstrip().endswith("2 migrated, 1 skipped. Done.")
+    code, text, _ = _main(*_command(conf, out, "--format", "json"))
+    report = json.loads(text)
+    assert code == 0 and report["exit_code"] == 0
+    assert report["summary"] == {"unchanged": 2, "skipped": 1}
+    assert [child["name"] for child in report["nodes"][0]["after"]["children"]][:2] == [
+        "cmp-0000_pci_0000_84_00_0", "cmp-0000_pci_0000_85_00_0"]
+    with PlacementDirect(make_conf(db_url)) as placement:
+        expected = helpers.expected_totals(out)
+        assert helpers.actual_totals(placement, expected) == expected
+
+
+def test_dry_run_draws_trees_and_moves_and_changes_nothing(db_url, tmp_path):
+    out, conf = _generate(db_url, tmp_path, hosts=1, instances=4)
+    code, text, _ = _main(*_command(conf, out, "--dry-run"))
+    assert code == 0
+    assert "cmp-0000: would-migrate" in text
+    assert "  before:\n    cmp-0000 (" in text
+    assert "VGPU 4 (x1)" not in text and "VCPU 32 (x4)" in text
+    assert "    ├── cmp-0000_pci_0000_84_00_0 (" in text
+    assert "    └── cmp-0000-fpga-0 (" in text
+    assert "move VGPU 1 of consumer " in text and " -> cmp-0000_NUMA0" in text
+    assert "create CUSTOM_PCI_10DE_20B5 1 of consumer " in text
+    assert "Dry run: nothing changed." in text
+    assert _children(db_url) == 0
+    code, text, _ = _main(*_command(conf, out, "--dry-run", "--format", "json"))
+    node = json.loads(text)["nodes"][0]
+    assert node["status"] == "would-migrate" and node["before"]["children"] == []
+    assert {m["target_name"] for m in node["moves"] if m["resource_class"] == "VGPU"} == {
+        f"cmp-0000_pci_0000_{bus}_00_0" for bus in (84, 85, 86, 87)}
+
+
+def test_refused_exit_code_and_findings(db_url, tmp_path):
+    out, conf = _generate(db_url, tmp_path, hosts=1, instances=4)
+    path = os.path.join(out, "cmp-0000.yaml")
+    with open(path, encoding="utf-8") as stream:
+        text = stream.read()
+    with open(path, "w", encoding="utf-8") as stream:
+        stream.write(text.replace("capacity: 1\n", "capacity: 0\n", 1))
+    code, text, _ = _main(*_command(conf, out))
+    assert code == manage.EXIT_REFUSED
+    assert "[description_mismatch]" in text and "Fix: " in text
+    assert "Refused by the pre-flight checks: nothing was written" in text
+    assert _children(db_url) == 0
+
+
+def test_bad_input(db_url, tmp_path):
+    out, conf = _generate(db_url, tmp_path, hosts=1, instances=1)
+    bad = tmp_path / "bad.yaml"
+    bad.write_text("nodes:\n  - nodename: x\n    gpus: [{address: nope, capacity: 1}]\n")
+    code, _, err = _main(*_command(conf, str(bad)))
+    assert code == manage.EXIT_BAD_INPUT
+    assert f"{bad}: nodes[0].gpus[0].address: 'nope' is not a PCI address" in err
+    code, _, err = _main("placement", "migrate_compute_inventory", "--host-file", out)
+    assert code == manage.EXIT_BAD_INPUT and "give --config-file" in err
+    code, _, err = _main(*_command(conf, out, "--placement-url", "http://x"))
+    assert code == manage.EXIT_BAD_INPUT and "not both" in err
+    code, _, err = _main("placement", "migrate_compute_inventory", "--host-file", out,
+                         "--placement-url", "http://x", "--header", "no-colon")
+    assert code == manage.EXIT_BAD_INPUT and "is not NAME:VALUE" in err
+    empty = tmp_path / "empty.conf"
+    empty.write_text("[DEFAULT]\n")
+    code, _, err = _main(*_command(str(empty), out))
+    assert code == manage.EXIT_BAD_INPUT and "connection is not set" in err
+    with pytest.raises(SystemExit) as info:
+        manage.main(["placement", "migrate_compute_inventory"], out=io.StringIO(),
+                    err=io.StringIO())
+    assert info.value.code == manage.EXIT_BAD_INPUT
+
+
+def test_against_a_running_service(raw_placement, tmp_path):
+    out = str(tmp_path / "hosts")
+    helpers.generator.generate(raw_placement, out, hosts=1, instances=3)
+    code, text, err = _main("placement", "migrate_compute_inventory", "--placement-url",
+                            raw_placement.base_url, "--token", "admin", "--header",
+                            "X-Roles: admin,service", "--host-file", out, "--progress")
+    assert code == 0, (text, err)
+    assert "cmp-0000: migrated" in text and "1/1 nodes migrate" in err
+    expected = helpers.expected_totals(out)
+    assert helpers.actual_totals(raw_placement, expected) == expected
+
+
+def test_exit_codes_by_outcome():
+    def results(*statuses):
+        return [migrate.NodeResult(f"n{i}", status) for i, status in enumerate(statuses)]
+
+    assert manage.exit_code(results("migrated", "unchanged", "skipped")) == 0
+    assert manage.exit_code(results("refused", "not-run")) == 3
+    assert manage.exit_code(results("migrated", "conflict")) == 4
+    assert manage.exit_code(results("conflict", "failed", "not-run")) == 1
+    assert manage.exit_code(results("migrated", "invariant-violated")) == 5
+
+
+def test_killed_mid_run_then_rerun_completes(db_url, tmp_path):
+    hosts = 40
+    out, conf = _generate(db_url, tmp_path, hosts=hosts, instances=8, kinds=())
+    process = subprocess.Popen(
+        [sys.executable, "-m", "nova_reshape.cmd.manage", *_command(conf, out)],
+        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        deadline = time.monotonic() + 120
+        while _children(db_url) == 0 and time.monotonic() < deadline:
+            if process.poll() is not None:
+                break
+            time.sleep(0.01)
+        process.send_signal(signal.SIGKILL)
+    finally:
+        process.wait(30)
+    killed_with = _children(db_url)
+    assert 0 < killed_with < hosts * 4, "the kill did not land mid-run"
+    code, text, err = _main(*_command(conf, out))
+    assert code == 0, (text, err)
+    with PlacementDirect(make_conf(db_url)) as placement:
+        expected = helpers.expected_totals(out)
+        assert helpers.actual_totals(placement, expected) == expected
+        for index in range(hosts):
+            root = helpers.generator.stable_uuid(0, f"cmp-{index:04d}")
+            shape = helpers.tree(placement, root)
+            assert "VGPU" not in shape[f"cmp-{index:04d}"]["inventory"]
+            assert len(shape) == 5
+        assert helpers.over_capacity(placement, root) == []
+    assert _children(db_url) == hosts * 4

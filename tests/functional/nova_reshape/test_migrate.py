@@ -1,0 +1,148 @@
+"""migrate_compute_inventory end to end: a generated flat deployment is reshaped.
+
+Runs over real HTTP and through PlacementDirect (the ``placement`` fixture)
+on every enabled engine. Expected results come from the generator's data,
+not from the migration's own invariant code.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from nova_reshape.compute import migrate
+from nova_reshape.virt.host import load_hosts
+from tests.functional.nova_reshape import migrate_helpers as helpers
+
+HOSTS, INSTANCES = 3, 8
+
+
+@pytest.fixture
+def deployment(raw_placement, tmp_path):
+    out = str(tmp_path / "hosts")
+    helpers.generator.generate(raw_placement, out, hosts=HOSTS, gpus=2, instances=INSTANCES,
+                               ironic=1)
+    return out
+
+
+def _run(placement, out, **kwargs):
+    return migrate.Migration(placement, load_hosts([out]), **kwargs).run()
+
+
+def _statuses(results):
+    return {result.nodename: result.status for result in results}
+
+
+def test_flat_deployment_is_reshaped_and_allocations_conserved(placement, deployment):
+    expected = helpers.expected_totals(deployment)
+    results = _run(placement, deployment)
+    assert _statuses(results) == {"cmp-0000": "migrated", "cmp-0001": "migrated",
+                                  "cmp-0002": "skipped"}
+    assert all(not r.violations for r in results)
+    assert helpers.actual_totals(placement, expected) == expected
+
+    root = helpers.generator.stable_uuid(0, "cmp-0000")
+    shape = helpers.tree(placement, root)
+    assert shape["cmp-0000"]["inventory"] == {"DISK_GB": 2000}
+    assert {"COMPUTE_NODE", "OWNER_NOVA"} <= shape["cmp-0000"]["traits"]
+    assert shape["cmp-0000_pci_0000_84_00_0"] | {"uuid": None} == {
+        "uuid": None, "parent": "cmp-0000", "inventory": {"VGPU": 4}, "traits": {"OWNER_NOVA"}}
+    assert shape["cmp-0000_NUMA1"]["inventory"] == {"VCPU": 16, "PCPU": 8, "MEMORY_MB": 65536}
+    assert shape["cmp-0000_NUMA1"]["traits"] == {"HW_NUMA_ROOT", "OWNER_NOVA"}
+    assert shape["cmp-0000_0000:3B:00.0"]["inventory"] == {"CUSTOM_FAST_NIC": 4}
+    assert shape["cmp-0000-fpga-0"]["traits"] == {"OWNER_CYBORG",
+                                                  "CUSTOM_FPGA_INTEL_PAC_ARRIA10"}
+    assert len(shape) == 1 + 2 + 2 + 3 + 1
+    assert helpers.over_capacity(placement, root) == []
+
+
+def test_second_run_writes_nothing(placement, deployment):
+    _run(placement, deployment)
+    placement.reset()
+    results = _run(placement, deployment)
+    assert set(_statuses(results).values()) == {"unchanged", "skipped"}
+    assert placement.writes() == []
+
+
+def test_dry_run_reports_moves_and_writes_nothing(placement, deployment):
+    results = _run(placement, deployment, dry_run=True)
+    assert placement.writes() == []
+    node = results[0]
+    assert node.status == "would-migrate"
+    assert len([m for m in node.moves if m.resource_class == "VGPU"]) == INSTANCES
+    assert [m.resource_class for m in node.moves if m.created] == [
+        "CUSTOM_PCI_10DE_20B5"]  # instance 0 holds a PCI device, created not moved
+    assert node.simulation.tree_after.exists("cmp-0000_NUMA0")
+
+
+def test_preflight_refusal_writes_nothing(placement, deployment, tmp_path):
+    path = f"{deployment}/cmp-0001.yaml"
+    with open(path, encoding="utf-8") as stream:
+        text = stream.read()
+    with open(path, "w", encoding="utf-8") as stream:  # a GPU that is gone
+        stream.write(text.replace("0000:85:00.0", "0000:95:00.0", 1))
+    results = _run(placement, deployment)
+    assert placement.writes() == []
+    statuses = _statuses(results)
+    assert statuses["cmp-0001"] == "refused" and statuses["cmp-0000"] == "not-run"
+    codes = {f.code for f in results[1].findings}
+    assert "device_missing" in codes or "description_mismatch" in codes
+
+
+def test_failure_before_the_reshape_then_rerun_completes(placement, deployment):
+    expected = helpers.expected_totals(deployment)
+    raised = []
+
+    def die_at_reshape(method, url):
+        if url == "/reshaper" and not raised:
+            raised.append(url)
+            raise RuntimeError("killed")
+
+    placement.before = die_at_reshape
+    results = _run(placement, deployment)
+    assert _statuses(results)["cmp-0000"] == "failed"
+    assert _statuses(results)["cmp-0001"] == "not-run"
+    placement.before = None
+    # The first node's empty children exist now; the re-run reshapes into them.
+    results = _run(placement, deployment)
+    assert _statuses(results) == {"cmp-0000": "migrated", "cmp-0001": "migrated",
+                                  "cmp-0002": "skipped"}
+    assert helpers.actual_totals(placement, expected) == expected
+    assert _statuses(_run(placement, deployment))["cmp-0000"] == "unchanged"
+
+
+def test_conflicts_left_after_retries(placement, raw_placement, deployment):
+    root = helpers.generator.stable_uuid(0, "cmp-0000")
+
+    def another_writer(method, url):
+        if url == "/reshaper":
+            gen = helpers.ok(raw_placement.get(f"/resource_providers/{root}",
+                                               microversion="1.14"))["generation"]
+            helpers.ok(raw_placement.put(f"/resource_providers/{root}/aggregates", json={
+                "aggregates": [], "resource_provider_generation": gen}, microversion="1.19"))
+
+    placement.before = another_writer
+    results = _run(placement, deployment)
+    statuses = _statuses(results)
+    # The conflicting node is given up after the tracker's four attempts; the
+    # others go on.
+    assert statuses["cmp-0000"] == "conflict" and statuses["cmp-0001"] == "migrated"
+    assert len([c for c in placement.calls if c[1] == "/reshaper"]) == 4 + 1
+    placement.before = None
+    assert _statuses(_run(placement, deployment)) == {
+        "cmp-0000": "migrated", "cmp-0001": "unchanged", "cmp-0002": "skipped"}
+
+
+def test_invariant_violation_stops_the_run(placement, deployment, monkeypatch):
+    from nova_reshape.compute import invariants
+
+    seen = []
+
+    def broken(*args, **kwargs):
+        seen.append(args)
+        return [invariants.Violation("not_conserved", "c", None, "VGPU", "lost one")]
+
+    monkeypatch.setattr(migrate.invariants, "check_node", broken)
+    results = _run(placement, deployment)
+    assert _statuses(results) == {"cmp-0000": "invariant-violated", "cmp-0001": "not-run",
+                                  "cmp-0002": "skipped"}
+    assert len(seen) == 1 and str(results[0].violations[0]) == "not_conserved: lost one"

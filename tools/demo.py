@@ -1,0 +1,90 @@
+#!/usr/bin/env python3
+"""The fast-forward-upgrade reshape, start to finish, on a fresh SQLite file.
+
+1. generates a small pre-upgrade deployment in the old flat shape (GPUs,
+   NUMA cells, PCI devices and an FPGA per host, instances using them,
+   plus an ironic node) with tools/generate_deployment.py;
+2. runs ``nova-reshape-manage placement migrate_compute_inventory
+   --dry-run``: each node's tree before and after, and every allocation move;
+3. runs it for real (PlacementDirect on the database; no service running);
+4. draws the first node's tree as Placement now holds it;
+5. runs it once more to show that a migrated deployment is left alone.
+
+    python tools/demo.py [--hosts 2] [--instances 4] [--keep DIR]
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+import tempfile
+
+TOOLS = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, os.path.dirname(TOOLS))
+sys.path.insert(0, TOOLS)
+
+import generate_deployment  # noqa: E402
+
+from nova_reshape.cmd import manage, render  # noqa: E402
+from nova_reshape.report import SchedulerReportClient  # noqa: E402
+from placement_wsgi.direct import PlacementDirect  # noqa: E402
+
+
+def banner(text: str) -> None:
+    print(f"\n=== {text} {'=' * max(0, 70 - len(text))}")
+
+
+def run(directory: str, hosts: int, instances: int) -> int:
+    database = f"sqlite:///{os.path.join(directory, 'placement.sqlite')}"
+    conf_path = os.path.join(directory, "placement.conf")
+    host_dir = os.path.join(directory, "hosts")
+    generate_deployment.write_config(conf_path, database)
+
+    banner("1. generate a pre-upgrade deployment (flat shape)")
+    with PlacementDirect(generate_deployment.direct_conf(database)) as placement:
+        summary = generate_deployment.generate(placement, host_dir, hosts=hosts + 1,
+                                               gpus=2, instances=instances, ironic=1)
+    print(f"{summary.hosts} compute hosts with {summary.instances} instances and "
+          f"{summary.ironic} ironic node in {database}; host files in {host_dir}")
+
+    command = ["--config-file", conf_path, "placement", "migrate_compute_inventory",
+               "--host-file", host_dir]
+    banner("2. nova-reshape-manage ... migrate_compute_inventory --dry-run")
+    code = manage.main([*command, "--dry-run"])
+    if code != manage.EXIT_OK:
+        return code
+
+    banner("3. nova-reshape-manage ... migrate_compute_inventory")
+    code = manage.main(command)
+    if code != manage.EXIT_OK:
+        return code
+
+    banner("4. cmp-0000 as Placement holds it now")
+    root = generate_deployment.stable_uuid(0, "cmp-0000")
+    with PlacementDirect(generate_deployment.direct_conf(database, sync=False)) as placement:
+        tree = SchedulerReportClient(placement).get_provider_tree_and_ensure_root(
+            None, root, name="cmp-0000")
+        print("\n".join(render.draw_tree(tree, root)))
+
+    banner("5. run again: nothing left to do")
+    return manage.main(command)
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--hosts", type=int, default=2, help="compute hosts (default 2)")
+    parser.add_argument("--instances", type=int, default=4,
+                        help="instances per host (default 4)")
+    parser.add_argument("--keep", metavar="DIR",
+                        help="write the database and host files here and keep them")
+    args = parser.parse_args(argv)
+    if args.keep:
+        os.makedirs(args.keep, exist_ok=True)
+        return run(args.keep, args.hosts, args.instances)
+    with tempfile.TemporaryDirectory(prefix="nova-reshape-demo-") as directory:
+        return run(directory, args.hosts, args.instances)
+
+
+if __name__ == "__main__":
+    sys.exit(main())
