@@ -30,6 +30,12 @@ import collections
 import dataclasses
 from collections.abc import Callable, Iterable, Iterator
 
+from placement_wsgi.candidates.product import (
+    SMALL_PRODUCT,
+    product_candidates,
+    product_size,
+    search_order,
+)
 from placement_wsgi.candidates.search import (
     MAX_UNIT,
     MIN_UNIT,
@@ -347,6 +353,8 @@ class Plan:
                 self.subtrees_of[index].append(members)
         self.simple = not (self.shared_classes or self.isolate_slots or self.legacy
                            or self.subtrees)
+        #: only any-of and same_subtree tie slots: small anchors need no search
+        self.product_ok = not (self.shared_classes or self.isolate_slots or self.legacy)
         self._depth: dict[int, int] = {}
         self._seen: set[tuple[int, ...]] = set()
         self._meets_all = self._holders_of_all(self.unsuffixed_any_of) or set()
@@ -427,16 +435,22 @@ class Plan:
     # -- enumeration ------------------------------------------------------------
 
     def anchor_candidates(self, anchor: int) -> Iterator[tuple[int, ...]]:
-        """Every valid candidate built around ``anchor``, lazily."""
+        """Every valid candidate built around ``anchor``, lazily (small answers eagerly)."""
         options = [by_anchor[anchor] for by_anchor in self.options]
         if self.simple and all(len(providers) == 1 for providers in options):
             choice = tuple(providers[0] for providers in options)
             if self._any_of_ok(choice[:self.n_unsuffixed]) and self._unique(choice):
-                yield choice
-            return
-        if not self._feasible(options):
-            return
-        yield from self._search(options)
+                return iter((choice,))
+            return iter(())
+        if self.product_ok and product_size(options) <= SMALL_PRODUCT:
+            return iter(product_candidates(
+                options, self.n_unsuffixed, self._any_of_ok, self.subtrees,
+                self._lowest_common_ancestor, self._unique))
+        return self._searched(options)
+
+    def _searched(self, options: list[list[int]]) -> Iterator[tuple[int, ...]]:
+        if self._feasible(options):
+            yield from self._search(options)
 
     def _any_of_ok(self, providers: Iterable[int]) -> bool:
         """The unsuffixed group's any-of trait sets, on the union of its providers."""
@@ -464,10 +478,7 @@ class Plan:
         """Depth-first search over slots, checking constraints on every prefix."""
         n = len(options)
         n_unsuffixed = self.n_unsuffixed
-        # unsuffixed classes first (their any-of check closes early), then the
-        # most constrained slots first
-        order = sorted(range(n_unsuffixed), key=lambda index: len(options[index])) + sorted(
-            range(n_unsuffixed, n), key=lambda index: len(options[index]))
+        order = search_order(options, n_unsuffixed)
         slots = self.slots
         room = self.snapshot.room
         root_of = self.snapshot.root_of

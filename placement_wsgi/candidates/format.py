@@ -14,12 +14,16 @@ escaping, so the text is valid JSON whatever the data.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable
 from json.encoder import encode_basestring as quote
 
 from placement_wsgi.candidates.combine import Slot
 from placement_wsgi.candidates.search import ResolvedRequest, SummaryData
 from placement_wsgi.microversion import Version
+
+#: placeholder of a uuid while a template is written (JSON text never holds NUL)
+_MARK = re.compile("\x00([0-9]+)\x00")
 
 
 def allocation_providers(slots: list[Slot], candidates: Iterable[tuple[int, ...]]) -> set[int]:
@@ -44,6 +48,8 @@ class Formatter:
         self.summary = summary
         self._class = {rc: quote(name) for rc, name in resolved.class_names.items()}
         self._quoted: dict[int, str] = {}
+        #: candidate pattern -> str.format template (see allocation_request)
+        self._templates: dict[tuple[int, ...], str] = {}
         #: per slot: [(quoted class name, amount)]
         self._named = [[(self._class[rc], amount) for rc, amount in slot.amounts]
                        for slot in slots]
@@ -68,22 +74,48 @@ class Formatter:
             quoted = self._quoted[provider] = quote(self.summary.uuid_of[provider])
         return quoted
 
+    def _quote_all(self) -> dict[int, str]:
+        """Every known provider's quoted uuid (one C-level pass; the answer
+        shows most of them)."""
+        uuid_of = self.summary.uuid_of
+        if len(self._quoted) < len(uuid_of):
+            self._quoted = dict(zip(uuid_of, map(quote, uuid_of.values()), strict=False))
+        return self._quoted
+
     def allocation_request(self, candidate: tuple[int, ...]) -> str:
         """One allocation request as JSON text."""
         if self._merged is not None and candidate.count(candidate[0]) == len(candidate):
             return self._one_provider(self._uuid(candidate[0]))
-        resources: dict[int, dict[str, int]] = {}
-        for provider, named in zip(candidate, self._named, strict=True):
+        # The text depends on the candidate only through its uuids and its
+        # pattern (which slots share a provider): write it once per pattern.
+        distinct = list(dict.fromkeys(candidate))
+        pattern = tuple(map(distinct.index, candidate))
+        template = self._templates.get(pattern)
+        if template is None:
+            template = self._templates[pattern] = self._template(pattern)
+        return template.format(*map(self._uuid, distinct))
+
+    def _template(self, pattern: tuple[int, ...]) -> str:
+        """``str.format`` text of an allocation request; ``{i}`` is the quoted uuid
+        of the i-th distinct provider of the candidate."""
+        marks = [f"\x00{position}\x00" for position in range(max(pattern) + 1)]
+        text = self._write([marks[position] for position in pattern])
+        text = text.replace("{", "{{").replace("}", "}}")
+        return _MARK.sub(r"{\1}", text)
+
+    def _write(self, uuids: list[str]) -> str:
+        """The allocation request that puts slot i on the provider quoted as ``uuids[i]``."""
+        resources: dict[str, dict[str, int]] = {}
+        for uuid, named in zip(uuids, self._named, strict=True):
             if not named:
                 continue
-            amounts = resources.get(provider)
+            amounts = resources.get(uuid)
             if amounts is None:
-                resources[provider] = amounts = {}
+                resources[uuid] = amounts = {}
             for name, amount in named:
                 amounts[name] = amounts.get(name, 0) + amount
-        written = {self._uuid(provider): _object(f"{name}:{amount}"
-                                                  for name, amount in amounts.items())
-                   for provider, amounts in resources.items()}
+        written = {uuid: _object(f"{name}:{amount}" for name, amount in amounts.items())
+                   for uuid, amounts in resources.items()}
         if self.version < (1, 12):
             return '{"allocations":[' + ",".join(
                 f'{{"resource_provider":{{"uuid":{uuid}}},"resources":{amounts}}}'
@@ -93,8 +125,7 @@ class Formatter:
         if self.version < (1, 34):
             return f'{{"allocations":{allocations}}}'
         mappings = _object(
-            f"{suffix}:[" + ",".join(self._uuid(provider) for provider in dict.fromkeys(
-                candidate[index] for index in indexes)) + "]"
+            f"{suffix}:[" + ",".join(dict.fromkeys(uuids[index] for index in indexes)) + "]"
             for suffix, indexes in self._mapping_slots)
         return f'{{"allocations":{allocations},"mappings":{mappings}}}'
 
@@ -110,32 +141,51 @@ class Formatter:
                 f'"mappings":{mappings}}}')
 
     def provider_summaries(self, providers: Iterable[int]) -> str:
-        """The ``provider_summaries`` object as JSON text."""
+        """The ``provider_summaries`` object as JSON text.
+
+        Providers of similar trees have equal resource lists and trait lists:
+        each distinct list is written once.
+        """
         summary = self.summary
         classes = self._class
         with_traits = self.version >= (1, 17)
         with_tree = self.version >= (1, 29)
         parent_of = summary.parent_of
         root_of = summary.root_of
+        resources_of = summary.resources
+        traits_of = summary.traits
+        quoted = self._quote_all()
+        written_resources: dict[tuple, str] = {}
+        written_traits: dict[tuple[str, ...], str] = {}
         entries = []
         for provider in providers:
-            resources = _object(
-                f'{classes[rc]}:{{"capacity":{capacity},"used":{used}}}'
-                for rc, capacity, used in summary.resources.get(provider, ()))
-            entry = '{"resources":' + resources
+            key = tuple(resources_of.get(provider, ()))
+            resources = written_resources.get(key)
+            if resources is None:
+                resources = written_resources[key] = '{"resources":' + _object(
+                    f'{classes[rc]}:{{"capacity":{capacity},"used":{used}}}'
+                    for rc, capacity, used in key)
+            entry = quoted[provider] + ":" + resources
             if with_traits:
-                entry += ',"traits":[' + ",".join(
-                    quote(name) for name in summary.traits.get(provider, ())) + "]"
+                names = tuple(traits_of.get(provider, ()))
+                traits = written_traits.get(names)
+                if traits is None:
+                    traits = written_traits[names] = (
+                        ',"traits":[' + ",".join(map(quote, names)) + "]")
+                entry += traits
             if with_tree:
                 parent = parent_of.get(provider)
                 entry += (',"parent_provider_uuid":'
-                          + ("null" if parent is None else self._uuid(parent))
-                          + ',"root_provider_uuid":' + self._uuid(root_of[provider]))
-            entries.append(self._uuid(provider) + ":" + entry + "}")
+                          + ("null" if parent is None else quoted[parent])
+                          + ',"root_provider_uuid":' + quoted[root_of[provider]] + "}")
+            else:
+                entry += "}"
+            entries.append(entry)
         return "{" + ",".join(entries) + "}"
 
     def body(self, candidates: list[tuple[int, ...]], shown: Iterable[int]) -> str:
         """The whole response body."""
+        self._quote_all()
         allocation_request = self.allocation_request
         return ('{"allocation_requests":['
                 + ",".join([allocation_request(candidate) for candidate in candidates])

@@ -20,6 +20,7 @@ from __future__ import annotations
 import logging
 import os
 import random
+import sqlite3
 import threading
 import time
 import weakref
@@ -46,6 +47,25 @@ def _dispose_inherited_pools() -> None:
 
 if hasattr(os, "register_at_fork"):
     os.register_at_fork(after_in_child=_dispose_inherited_pools)
+
+
+def _enable_wal(cursor, busy_timeout_ms: int) -> None:  # noqa: ANN001 - sqlite3 cursor
+    """Put an SQLite file in WAL mode (persistent, so usually already done).
+
+    Switching needs the file to itself and SQLite does not wait on its busy
+    handler for that, so processes starting together retry for a while.
+    """
+    if cursor.execute("PRAGMA journal_mode").fetchone()[0].lower() == "wal":
+        return
+    deadline = time.monotonic() + busy_timeout_ms / 1000
+    while True:
+        try:
+            cursor.execute("PRAGMA journal_mode = WAL")
+            return
+        except sqlite3.OperationalError:
+            if time.monotonic() > deadline:
+                raise
+            time.sleep(random.uniform(0.01, 0.05))
 
 
 class RetryTransaction(Exception):
@@ -136,7 +156,7 @@ class Database:
             cursor = dbapi_connection.cursor()
             cursor.execute(f"PRAGMA busy_timeout = {int(busy_timeout_ms)}")
             if not in_memory:
-                cursor.execute("PRAGMA journal_mode = WAL")
+                _enable_wal(cursor, busy_timeout_ms)
                 cursor.execute(
                     "PRAGMA synchronous = " + ("NORMAL" if synchronous else "OFF"))
             cursor.close()
