@@ -130,11 +130,14 @@ def main() -> None:
     parser.add_argument("--runs", type=int, default=15)
     parser.add_argument("--profile", action="store_true")
     parser.add_argument("--top", type=int, default=40)
+    parser.add_argument("--limit", type=int, help="add &limit=N to the query")
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as directory:
         url = f"sqlite:///{directory}/profile.sqlite"
         app = deploy.loadapp(make_conf(url, placement_database={"sync_on_startup": True}))
         query = seed(app, args.trees, args.flat)
+        if args.limit:
+            query += f"&limit={args.limit}"
         response = call(app, query)
         body = json.loads(response.body)
         print(f"status {response.status_int}, {len(body['allocation_requests'])} requests, "
