@@ -11,7 +11,7 @@ consume), best of several runs.
 Targets: 1,000 hosts <= 30 ms, 10,000 hosts <= 0.3 s with the defaults, and
 every-filter runs at most 2x the default ones.
 
-    /tmp/venv/bin/python tools/bench_scheduler.py [--sizes 1000,10000,50000]
+    python tools/bench_scheduler.py [--sizes 1000,10000,50000]
 """
 
 from __future__ import annotations

@@ -11,7 +11,7 @@ alternates. Each run claims for a new instance, so hosts slowly fill up as
 they would in real life. The candidates query alone is timed too, to show
 what the scheduler adds on top of Placement.
 
-    /tmp/venv/bin/python tools/bench_scheduler_placement.py [--hosts 1000] [--repeat 7]
+    python tools/bench_scheduler_placement.py [--hosts 1000] [--repeat 7]
         [--db-url postgresql+psycopg://postgres@127.0.0.1:5432/bench]
 
 ``--db-url`` must name an existing, empty database (its schema is created);

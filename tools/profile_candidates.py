@@ -1,15 +1,16 @@
 #!/usr/bin/env python
 """Time (and optionally profile) GET /allocation_candidates in-process.
 
-Builds the bench's "nested" deployment (the 7-provider tree of
-``/work/shared/bench/README.md``, ``--trees`` copies) or its "flat" one
+Builds the bench's "nested" deployment (the 7-provider tree described in
+``../shared/bench/README.md`` beside a checkout, ``--trees`` copies) or its
+"flat" one
 (``--flat``: one provider per tree, aggregates and traits as placeload) with
 bulk inserts into a fresh SQLite file, then calls the WSGI app (the whole
 middleware pipeline, microversion ``latest``) ``--runs`` times and prints
 the median and best wall time. ``--profile`` adds a cProfile of one extra
 call, sorted by cumulative time.
 
-    /tmp/venv/bin/python tools/profile_candidates.py [--flat] [--trees 1000] [--profile]
+    python tools/profile_candidates.py [--flat] [--trees 1000] [--profile]
 """
 
 from __future__ import annotations

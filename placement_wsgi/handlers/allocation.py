@@ -70,12 +70,12 @@ def consumer_request(request: webob.Request, consumer_uuid: str,
 
 
 def _write(request: webob.Request, requests: list[allocation_obj.ConsumerAllocations],
-           unknown_class_message: str) -> None:
+           unknown_class_prefix: str) -> None:
     context = context_of(request)
     conf = context.conf.placement
     allocation_obj.write_allocations(
         context.database, requests,
-        unknown_class_message=unknown_class_message,
+        unknown_class_prefix=unknown_class_prefix,
         set_consumer_type=microversion.version_of(request) >= (1, 38),
         incomplete_project=conf.incomplete_consumer_project_id,
         incomplete_user=conf.incomplete_consumer_user_id,
@@ -93,8 +93,7 @@ def set_allocations_for_consumer(request: webob.Request, consumer_uuid: str) -> 
     data = util.json_body(request, schema.put_schema(microversion.version_of(request)))
     write = consumer_request(request, consumer_uuid, data)
     _write(request, [write],
-           f"Unable to allocate inventory for consumer {consumer_uuid}: "
-           "No such resource class {}.")
+           f"Unable to allocate inventory for consumer {consumer_uuid}: ")
     return util.empty_response(204)
 
 
@@ -106,7 +105,7 @@ def set_allocations(request: webob.Request) -> webob.Response:
     data = util.json_body(request, schema.post_schema(microversion.version_of(request)))
     writes = [consumer_request(request, consumer_uuid, entry)
               for consumer_uuid, entry in data.items()]
-    _write(request, writes, "Unable to allocate inventory No such resource class {}.")
+    _write(request, writes, "Unable to allocate inventory ")
     return util.empty_response(204)
 
 

@@ -28,6 +28,7 @@ from placement_wsgi import errors
 from placement_wsgi.db import tables
 from placement_wsgi.db.database import Database, RetryTransaction, TransactionRetriesExhausted
 from placement_wsgi.objects import consumer as consumer_obj
+from placement_wsgi.objects import resource_class as resource_class_obj
 from placement_wsgi.objects.provider_lookup import get_provider
 
 #: ``consumer_generation`` value meaning "not checked" (writes below 1.28).
@@ -69,18 +70,6 @@ class _Inventory:
         return (self.total - self.reserved) * self.allocation_ratio
 
 
-def _class_ids(connection: Connection, names: list[str], unknown_message: str) -> dict[str, int]:
-    if not names:
-        return {}
-    rows = connection.execute(sa.select(_classes.c.name, _classes.c.id).where(
-        _classes.c.name.in_(names)))
-    found = {row.name: row.id for row in rows}
-    for name in names:
-        if name not in found:
-            raise errors.BadRequest(unknown_message.format(name))
-    return found
-
-
 def _ordered_unique(values: list[str]) -> list[str]:
     return list(dict.fromkeys(values))
 
@@ -97,7 +86,7 @@ class PreparedWrite:
     requests: list[ConsumerAllocations]
     consumers: list[consumer_obj.Consumer]
     provider_rows: dict[str, Any]
-    unknown_class_message: str
+    unknown_class_prefix: str
 
     def apply(self, connection: Connection) -> set[int]:
         """Checks 2-6 of allocations §4, the write, and the generation bumps.
@@ -110,7 +99,8 @@ class PreparedWrite:
         class_names = _ordered_unique([
             name for request in requests for resources in request.allocations.values()
             for name in resources])
-        class_ids = _class_ids(connection, class_names, self.unknown_class_message)
+        class_ids = resource_class_obj.require_classes(
+            connection, class_names, self.unknown_class_prefix)
 
         consumer_uuids = [request.consumer_uuid for request in requests]
         existing = list(connection.execute(
@@ -180,7 +170,7 @@ def prepare_allocations(
     connection: Connection,
     requests: list[ConsumerAllocations],
     *,
-    unknown_class_message: str,
+    unknown_class_prefix: str,
     set_consumer_type: bool,
     incomplete_project: str,
     incomplete_user: str,
@@ -224,7 +214,7 @@ def prepare_allocations(
         if uuid not in provider_rows:
             raise errors.BadRequest(
                 f"Allocation for resource provider '{uuid}' that does not exist.")
-    return PreparedWrite(requests, consumers, provider_rows, unknown_class_message)
+    return PreparedWrite(requests, consumers, provider_rows, unknown_class_prefix)
 
 
 def apply_allocations(connection: Connection, requests: list[ConsumerAllocations],
@@ -307,7 +297,7 @@ def write_allocations(
     database: Database,
     requests: list[ConsumerAllocations],
     *,
-    unknown_class_message: str,
+    unknown_class_prefix: str,
     set_consumer_type: bool,
     incomplete_project: str,
     incomplete_user: str,
@@ -320,7 +310,7 @@ def write_allocations(
     """
     try:
         database.write_with_retries(
-            retries, apply_allocations, requests, unknown_class_message=unknown_class_message,
+            retries, apply_allocations, requests, unknown_class_prefix=unknown_class_prefix,
             set_consumer_type=set_consumer_type, incomplete_project=incomplete_project,
             incomplete_user=incomplete_user)
     except TransactionRetriesExhausted as error:

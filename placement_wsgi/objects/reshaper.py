@@ -19,7 +19,7 @@ from placement_wsgi.objects import allocation as allocation_obj
 from placement_wsgi.objects import inventory as inventory_obj
 from placement_wsgi.objects.provider_lookup import ResourceProvider, find_provider
 
-UNKNOWN_CLASS = "malformed reshaper data: No such resource class {}."
+MALFORMED = "malformed reshaper data: "
 
 
 @dataclasses.dataclass
@@ -56,7 +56,7 @@ def _replace(connection: Connection, provider_uuid: str,
     try:
         inventory_obj.replace_inventories(connection, provider, records)
     except inventory_obj.ResourceClassNotFound as error:
-        raise errors.BadRequest(UNKNOWN_CLASS.format(error.name)) from error
+        raise errors.BadRequest(MALFORMED + error.message) from error
     except inventory_obj.InventoryInUse as error:
         raise errors.InventoryInUse(f"update conflict: {error.message}") from error
     except errors.ConcurrentUpdate as error:
@@ -68,7 +68,7 @@ def _reshape(connection: Connection, targets: list[ProviderInventories],
              allocation_options: dict) -> None:
     _providers_checked(connection, targets)
     prepared = allocation_obj.prepare_allocations(
-        connection, allocations, unknown_class_message=UNKNOWN_CLASS, **allocation_options)
+        connection, allocations, unknown_class_prefix=MALFORMED, **allocation_options)
     # 1. current + new inventory, so moved allocations have somewhere to land.
     for target in targets:
         if not target.inventories:

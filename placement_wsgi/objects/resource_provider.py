@@ -30,6 +30,7 @@ from sqlalchemy.engine import Connection
 from placement_wsgi import errors, util
 from placement_wsgi.db import tables
 from placement_wsgi.db.database import Database, RetryTransaction
+from placement_wsgi.objects import resource_class as resource_class_obj
 from placement_wsgi.objects.provider_lookup import (
     ResourceProvider,
     get_provider,
@@ -354,19 +355,6 @@ def _with_capacity(class_id: int, amount: int) -> sa.Select:
         ))
 
 
-def _resource_class_ids(connection: Connection, names: list[str]) -> dict[str, int]:
-    """{name: id} of the resource classes ``names``; 400 on the first unknown one."""
-    classes = tables.resource_classes
-    found = {row.name: row.id for row in connection.execute(
-        sa.select(classes.c.name, classes.c.id).where(classes.c.name.in_(names)))}
-    for name in names:
-        if name not in found:
-            raise errors.BadRequest(
-                "Invalid resource class in resources parameter: "
-                f"No such resource class {name}.")
-    return found
-
-
 def _trait_ids(connection: Connection, required: TraitFilter) -> dict[str, int]:
     """{name: id} of every trait ``required`` mentions; 400 naming unknown ones."""
     found = trait_ids_by_name(connection, required.names)
@@ -406,7 +394,9 @@ def list_resource_providers(database: Database, filters: ProviderFilters) -> lis
                 query = query.where(_providers.c.id.not_in(
                     _with_traits({trait_ids[name] for name in filters.required.forbidden})))
         if filters.resources:
-            class_ids = _resource_class_ids(connection, list(filters.resources))
+            class_ids = resource_class_obj.require_classes(
+                connection, filters.resources,
+                "Invalid resource class in resources parameter: ")
             for name, amount in filters.resources.items():
                 query = query.where(_providers.c.id.in_(
                     _with_capacity(class_ids[name], amount)))

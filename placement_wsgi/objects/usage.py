@@ -20,6 +20,7 @@ from sqlalchemy.engine import Connection
 
 from placement_wsgi.db import tables
 from placement_wsgi.db.database import Database
+from placement_wsgi.objects import consumer as consumer_obj
 from placement_wsgi.objects.provider_lookup import get_provider
 
 _allocations = tables.allocations
@@ -31,7 +32,7 @@ _users = tables.users
 _types = tables.consumer_types
 
 #: Group name of consumers without a type (never stored as a type name).
-UNKNOWN = "unknown"
+UNKNOWN = consumer_obj.UNKNOWN_TYPE
 #: ``consumer_type`` filter value putting every consumer in one group.
 ALL = "all"
 
