@@ -29,7 +29,7 @@ from placement_wsgi.db import tables
 from placement_wsgi.db.database import Database, RetryTransaction, TransactionRetriesExhausted
 from placement_wsgi.objects import consumer as consumer_obj
 from placement_wsgi.objects import resource_class as resource_class_obj
-from placement_wsgi.objects.provider_lookup import get_provider
+from placement_wsgi.objects.provider_lookup import bump_generations, get_provider
 
 #: ``consumer_generation`` value meaning "not checked" (writes below 1.28).
 UNCHECKED: Any = object()
@@ -149,14 +149,8 @@ class PreparedWrite:
         if new_rows:
             connection.execute(_allocations.insert(), new_rows)
 
-        for provider_id in sorted(write_set):
-            expected = generations[provider_id]
-            result = connection.execute(
-                _providers.update()
-                .where(_providers.c.id == provider_id, _providers.c.generation == expected)
-                .values(generation=expected + 1, updated_at=tables.utcnow()))
-            if result.rowcount != 1:
-                raise ProviderGenerationRace()
+        if len(generations) != len(write_set) or not bump_generations(connection, generations):
+            raise ProviderGenerationRace()
         pairs = list(zip(requests, self.consumers, strict=True))
         consumer_obj.bump_generations(
             connection, [consumer for request, consumer in pairs if request.allocations])

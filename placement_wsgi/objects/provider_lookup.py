@@ -98,3 +98,21 @@ def bump_generation(connection: Connection, provider_id: int, expected: int) -> 
             "resource provider generation conflict: another process changed the "
             "provider; refresh and try again")
     return expected + 1
+
+
+def bump_generations(connection: Connection, expected: dict[int, int]) -> bool:
+    """``generation + 1`` for each provider id still at its expected generation.
+
+    One conditional UPDATE for many providers; False when any of them had
+    changed (a concurrent writer committed in between), and then the caller
+    must not commit.
+    """
+    if not expected:
+        return True
+    result = connection.execute(
+        _providers.update()
+        .where(sa.or_(*(sa.and_(_providers.c.id == provider_id,
+                                _providers.c.generation == generation)
+                        for provider_id, generation in sorted(expected.items()))))
+        .values(generation=_providers.c.generation + 1, updated_at=tables.utcnow()))
+    return result.rowcount == len(expected)
