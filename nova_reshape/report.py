@@ -509,6 +509,13 @@ class SchedulerReportClient(AllocationMethods, ReportClientBase):
             LOG.exception("Reshape failed")
             raise exception.ReshapeFailed(error=error) from error
 
+    def _refresh_after_reshape(self, context: Any, new_tree: ProviderTree,
+                               new_uuids: list[str]) -> None:
+        """The reshape bumped generations: read each provider's back before the PUTs."""
+        for rp_uuid in new_uuids:
+            with self._catch_all(rp_uuid):
+                self._refresh_and_get_inventory(context, rp_uuid)
+
     @contextlib.contextmanager
     def _catch_all(self, rp_uuid: str) -> Iterator[None]:
         """Clear ``rp_uuid``'s cached tree on failure; wrap sync failures."""
@@ -558,10 +565,7 @@ class SchedulerReportClient(AllocationMethods, ReportClientBase):
             except exception.PlacementReshapeConflict:
                 self.clear_provider_cache()
                 raise
-            # The reshape bumped generations; read them back before the PUTs.
-            for rp_uuid in new_uuids:
-                with self._catch_all(rp_uuid):
-                    self._refresh_and_get_inventory(context, rp_uuid)
+            self._refresh_after_reshape(context, new_tree, new_uuids)
 
         for rp_uuid in reversed(old_uuids):
             if rp_uuid not in to_remove:

@@ -20,6 +20,7 @@ client instead of calling its app directly (slower; same application).
 from __future__ import annotations
 
 import argparse
+import functools
 import json
 import os
 import resource
@@ -33,18 +34,19 @@ sys.path.insert(0, TOOLS)
 
 import generate_deployment  # noqa: E402
 
-from nova_reshape.compute import migrate, wsgi_transport  # noqa: E402
+from nova_reshape.cmd import manage  # noqa: E402
+from nova_reshape.compute import migrate, parallel, wsgi_transport  # noqa: E402
 from nova_reshape.virt.host import load_hosts  # noqa: E402
 from placement_wsgi.direct import PlacementDirect  # noqa: E402
 
 
-def peak_rss_mb() -> float:
-    """Peak resident set size so far (Linux reports KiB)."""
-    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+def peak_rss_mb(who: int = resource.RUSAGE_SELF) -> float:
+    """Peak resident set size so far of this process, or of its largest child (KiB on Linux)."""
+    return resource.getrusage(who).ru_maxrss / 1024
 
 
 def bench(database: str, directory: str, nodes: int, gpus: int, instances: int,
-          kinds: tuple[str, ...], transport: str) -> dict[str, object]:
+          kinds: tuple[str, ...], transport: str, workers: int) -> dict[str, object]:
     hosts_dir = os.path.join(directory, "hosts")
     start = time.monotonic()
     with PlacementDirect(generate_deployment.direct_conf(database)) as placement:
@@ -56,27 +58,36 @@ def bench(database: str, directory: str, nodes: int, gpus: int, instances: int,
     start = time.monotonic()
     hosts = load_hosts([hosts_dir])
     loaded = time.monotonic() - start
-    conf = generate_deployment.direct_conf(database, sync=False)
-    opener = (wsgi_transport.open_direct(conf) if transport == "wsgi"
-              else PlacementDirect(conf))
     start = time.monotonic()
-    with opener as placement:
-        run = migrate.Migration(placement, hosts)
+    if workers > 1:
+        config = os.path.join(directory, "placement.conf")
+        generate_deployment.write_config(config, database)
+        run = parallel.ParallelMigration(
+            functools.partial(manage.open_database, [config]), hosts, workers)
         results = run.run()
+    else:
+        conf = generate_deployment.direct_conf(database, sync=False)
+        opener = (wsgi_transport.open_direct(conf) if transport == "wsgi"
+                  else PlacementDirect(conf))
+        with opener as placement:
+            run = migrate.Migration(placement, hosts)
+            results = run.run()
     migrated = time.monotonic() - start
     counts = migrate.summarize(results)
-    calls = run.placement.calls
+    calls = run.calls
     return {
         "database": database.split("://")[0], "nodes": nodes, "gpus": gpus,
         "instances_per_node": instances, "kinds": list(kinds) or ["gpus only"],
-        "transport": transport, "instances": summary.instances,
+        "transport": transport, "workers": workers, "instances": summary.instances,
         "generate_seconds": round(generated, 1), "load_host_files_seconds": round(loaded, 2),
         "migrate_seconds": round(migrated, 1),
         "migrate_plus_load_seconds": round(migrated + loaded, 1),
         "nodes_per_second": round(nodes / migrated, 1),
         "placement_calls": calls, "placement_calls_per_node": round(calls / nodes, 1),
         "peak_rss_mb_after_generate": round(rss_before, 1),
-        "peak_rss_mb": round(peak_rss_mb(), 1), "outcome": counts,
+        "peak_rss_mb": round(peak_rss_mb(), 1),
+        "peak_rss_mb_worker": round(peak_rss_mb(resource.RUSAGE_CHILDREN), 1),
+        "outcome": counts,
         "target_met": migrated + loaded < 120 and counts == {"migrated": nodes},
     }
 
@@ -89,13 +100,18 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--kinds", default="",
                         help="devices besides GPUs (numa,pci,accelerators); default none")
     parser.add_argument("--database", help="empty database URL (default: a new SQLite file)")
-    parser.add_argument("--transport", choices=("wsgi", "intercept"), default="wsgi")
+    parser.add_argument("--transport", choices=("wsgi", "intercept"), default="wsgi",
+                        help="single-process runs only")
+    parser.add_argument("--workers", type=int,
+                        help="worker processes (default: what the command picks, "
+                        "parallel.auto_workers)")
     args = parser.parse_args(argv)
     kinds = tuple(kind for kind in args.kinds.split(",") if kind)
     with tempfile.TemporaryDirectory(prefix="bench-migrate-") as directory:
         database = args.database or f"sqlite:///{os.path.join(directory, 'bench.sqlite')}"
+        workers = args.workers or parallel.auto_workers(args.nodes)
         report = bench(database, directory, args.nodes, args.gpus, args.instances, kinds,
-                       args.transport)
+                       args.transport, workers)
     print(json.dumps(report, indent=2))
     return 0 if report["outcome"] == {"migrated": args.nodes} else 1
 

@@ -4,7 +4,7 @@
 
     nova-reshape-manage [--config-file FILE]... placement migrate_compute_inventory \\
         --host-file PATH [--host-file PATH]... [--dry-run] [--verbose] \\
-        [--format text|json] [--progress]
+        [--format text|json] [--progress] [--workers N]
     nova-reshape-manage placement migrate_compute_inventory \\
         --placement-url URL [--token TOKEN] [--header NAME:VALUE] --host-file PATH ...
 
@@ -32,6 +32,7 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import functools
 import json
 import logging
 import sys
@@ -43,8 +44,9 @@ import sqlalchemy as sa
 
 from nova_reshape import exception
 from nova_reshape.cmd import render
-from nova_reshape.compute import migrate, preflight
+from nova_reshape.compute import migrate, parallel, preflight
 from nova_reshape.placement_client import http_placement
+from nova_reshape.virt.described import nodes_of
 from nova_reshape.virt.host import HostDescriptionError, load_hosts
 
 PROGRAM = "nova-reshape-manage"
@@ -100,15 +102,54 @@ def build_parser() -> argparse.ArgumentParser:
                                 help="show trees and moves of every node, and log progress")
     migrate_parser.add_argument("--format", choices=("text", "json"), default="text",
                                 help="output format (default text)")
+    migrate_parser.add_argument(
+        "--workers", type=_workers, metavar="N",
+        help="worker processes migrating nodes side by side (default: one per CPU and "
+        f"per {parallel.NODES_PER_WORKER} nodes, at most {parallel.MAX_AUTO_WORKERS})")
     migrate_parser.add_argument("--progress", action="store_true",
                                 help="show a progress bar even when stderr is not a terminal")
     return parser
 
 
 @contextlib.contextmanager
-def open_placement(config_files: Sequence[str], url: str | None, token: str | None,
-                   headers: Sequence[str] = ()) -> Iterator[Any]:
-    """The Placement transport the options ask for; BadInput when unusable."""
+def open_http(url: str, token: str | None, headers: dict[str, str]) -> Iterator[Any]:
+    """A requests-based client of the Placement service at ``url``."""
+    client = http_placement(url, token=token, headers=headers)
+    try:
+        yield client
+    finally:
+        client.close()
+
+
+@contextlib.contextmanager
+def open_database(config_files: Sequence[str]) -> Iterator[Any]:
+    """The Placement application in-process on the configured database."""
+    from nova_reshape.compute.wsgi_transport import open_direct
+    with open_direct(_database_conf(config_files)) as client:
+        yield client
+
+
+def _database_conf(config_files: Sequence[str]) -> Any:
+    from oslo_config import cfg
+
+    from placement_wsgi import conf as placement_conf
+    try:
+        conf = placement_conf.load_config(config_files=list(config_files))
+    except cfg.Error as error:
+        raise BadInput(f"configuration: {error}") from error
+    if not conf.placement_database.connection:
+        raise BadInput("configuration: [placement_database] connection is not set in "
+                       + ", ".join(config_files))
+    return conf
+
+
+def placement_opener(config_files: Sequence[str], url: str | None, token: str | None,
+                     headers: Sequence[str] = ()) -> parallel.Opener:
+    """What opens the transport the options ask for (in each worker); BadInput when unusable.
+
+    The configuration is loaded and checked here, once, so a bad one is
+    reported before any worker starts.
+    """
     if url and config_files:
         raise BadInput("give either --config-file or --placement-url, not both")
     if headers and not url:
@@ -120,28 +161,12 @@ def open_placement(config_files: Sequence[str], url: str | None, token: str | No
             if not sep or not name.strip():
                 raise BadInput(f"--header {header!r} is not NAME:VALUE")
             fixed[name.strip()] = value.strip()
-        client = http_placement(url, token=token, headers=fixed)
-        try:
-            yield client
-        finally:
-            client.close()
-        return
+        return functools.partial(open_http, url, token, fixed)
     if not config_files:
         raise BadInput("give --config-file (a placement.conf naming the database) or "
                        "--placement-url")
-    from oslo_config import cfg
-
-    from nova_reshape.compute.wsgi_transport import open_direct
-    from placement_wsgi import conf as placement_conf
-    try:
-        conf = placement_conf.load_config(config_files=list(config_files))
-    except cfg.Error as error:
-        raise BadInput(f"configuration: {error}") from error
-    if not conf.placement_database.connection:
-        raise BadInput("configuration: [placement_database] connection is not set in "
-                       + ", ".join(config_files))
-    with open_direct(conf) as client:
-        yield client
+    _database_conf(config_files)
+    return functools.partial(open_database, list(config_files))
 
 
 def exit_code(results: Sequence[migrate.NodeResult]) -> int:
@@ -233,16 +258,32 @@ def migrate_compute_inventory(args: argparse.Namespace, out: TextIO, err: TextIO
     hosts = load_hosts(args.host_files)
     progress = render.ProgressBar(err) if (args.progress or err.isatty()) else None
     config_files = [*args.config_files, *args.sub_config_files]
-    with open_placement(config_files, args.placement_url, args.token,
-                        args.headers) as placement:
-        run = migrate.Migration(placement, hosts, dry_run=args.dry_run, progress=progress)
-        results = run.run()
+    opener = placement_opener(config_files, args.placement_url, args.token, args.headers)
+    workers = args.workers or parallel.auto_workers(
+        sum(not node.is_ironic for node in nodes_of(hosts).values()))
+    if workers > 1:
+        results = parallel.ParallelMigration(opener, hosts, workers, dry_run=args.dry_run,
+                                             progress=progress).run()
+    else:
+        with opener() as placement:
+            results = migrate.Migration(placement, hosts, dry_run=args.dry_run,
+                                        progress=progress).run()
     code = exit_code(results)
     if args.format == "json":
         write_json(results, code, args.dry_run, out)
     else:
         write_text(results, code, args.dry_run, args.verbose, out)
     return code
+
+
+def _workers(value: str) -> int:
+    try:
+        number = int(value)
+    except ValueError:
+        number = 0
+    if number < 1:
+        raise argparse.ArgumentTypeError(f"{value!r} is not a positive number of workers")
+    return number
 
 
 def main(argv: Sequence[str] | None = None, out: TextIO | None = None,

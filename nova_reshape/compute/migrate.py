@@ -32,12 +32,13 @@ from __future__ import annotations
 import copy
 import dataclasses
 import logging
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Collection, Iterable, Sequence
 from typing import Any
 
 from nova_reshape import exception
 from nova_reshape.compute import invariants, preflight
 from nova_reshape.compute.resource_tracker import ComputeNode, ResourceTracker
+from nova_reshape.provider_tree import ProviderTree
 from nova_reshape.report import SchedulerReportClient
 from nova_reshape.virt.described import DescribedDriver, nodes_of
 from nova_reshape.virt.host import Host, Node
@@ -55,6 +56,9 @@ NOT_RUN = "not-run"          # another node was refused or failed first
 CONFLICT = "conflict"        # generation conflicts left after the tracker's retries
 FAILED = "failed"
 INVARIANT = "invariant-violated"
+
+#: Outcomes after which no further node is written.
+STOPPING = (FAILED, INVARIANT)
 
 
 class CountingPlacement:
@@ -84,18 +88,66 @@ class CountingPlacement:
 
 
 class MigrationReportClient(SchedulerReportClient):
-    """The report client, remembering traits and classes known to exist.
+    """The report client, sparing the reads the run already knows the answer to.
 
-    Every node has its own client (so each cache holds one tree and copying
-    it stays cheap), but they share ``known``: the trait and custom class
-    names Placement confirmed, so ``OWNER_NOVA`` is not looked up again for
-    every provider of every node. Safe while the run is the only writer;
-    nothing here deletes traits or classes.
+    The migration is the only writer of the providers it touches (every
+    service but the database is down), so three of the stock client's reads
+    can come from what the run has already seen:
+
+    * traits and custom classes Placement confirmed (``known``, shared by
+      every node's client), so ``OWNER_NOVA`` is not looked up for every
+      provider of every node; nothing in the run deletes them;
+    * a node's tree, the first time it is asked for, comes from the run's
+      listing of every provider (``listing``), and a provider the listing
+      does not hold is known not to exist, so creating a new child costs
+      its POST only (a 409 "already exists" still falls back to reading it);
+    * after the ``POST /reshaper`` the new generations come from one listing
+      of the tree instead of one inventory read per provider: the reshape
+      replaced each provider's inventory with exactly what was sent.
+
+    After a conflict the tracker clears the cache and every read goes to
+    Placement again. Every node has its own client, so each cache holds one
+    tree and copying it stays cheap.
     """
 
-    def __init__(self, placement: Any, known: set[str]) -> None:
+    def __init__(self, placement: Any, known: set[str],
+                 listing: preflight.Listing | None = None) -> None:
         super().__init__(placement)
         self.known = known
+        self._listed_trees: dict[str, list[dict[str, Any]]] = {}
+        self._listed: set[str] = set()
+        if listing is not None:
+            self._listed = set(listing.by_uuid)
+            for provider in listing.by_uuid.values():
+                root = provider.get("root_provider_uuid") or provider["uuid"]
+                self._listed_trees.setdefault(root, []).append(provider)
+
+    def get_providers_in_tree(self, context: Any, uuid: str) -> list[dict[str, Any]]:
+        if uuid in self._listed_trees:
+            return self._listed_trees.pop(uuid)
+        if self._listed and uuid not in self._listed:
+            self._listed.add(uuid)  # only once: afterwards it may exist
+            return []
+        return super().get_providers_in_tree(context, uuid)
+
+    def _refresh_after_reshape(self, context: Any, new_tree: ProviderTree,
+                               new_uuids: list[str]) -> None:
+        roots = sorted({self._provider_tree.get_provider_uuids_in_tree(rp_uuid)[0]
+                        for rp_uuid in new_uuids})
+        generations: dict[str, int] = {}
+        for root in roots:
+            with self._catch_all(root):
+                generations.update(
+                    (provider["uuid"], provider["generation"])
+                    for provider in SchedulerReportClient.get_providers_in_tree(
+                        self, context, root))
+        for rp_uuid in new_uuids:
+            if rp_uuid in generations:
+                self._provider_tree.update_inventory(
+                    rp_uuid, new_tree.data(rp_uuid).inventory,
+                    generation=generations[rp_uuid])
+            else:
+                super()._refresh_after_reshape(context, new_tree, [rp_uuid])
 
     def _ensure_traits(self, context: Any, traits: Iterable[str]) -> None:
         missing = set(traits) - self.known
@@ -171,10 +223,15 @@ class Migration:
     """
 
     def __init__(self, placement: Any, hosts: Iterable[Host], dry_run: bool = False,
-                 progress: Progress | None = None, verify: bool = True) -> None:
+                 progress: Progress | None = None, verify: bool = True,
+                 only: Collection[str] | None = None) -> None:
         self.placement = CountingPlacement(placement)
         self.hosts = list(hosts)
         self.nodes = nodes_of(self.hosts)
+        #: The nodes this run handles (all of them unless ``only`` names some:
+        #: one worker's share of a parallel run).
+        self.mine = [node for name, node in self.nodes.items() if only is None or name in only]
+        self._prepared: list[_Prepared] = []
         self.dry_run = dry_run
         self.progress = progress or (lambda phase, done, total: None)
         self.verify = verify
@@ -202,7 +259,7 @@ class Migration:
             result.findings = findings
             return None
         result.root = root
-        report = MigrationReportClient(self.placement, self.known)
+        report = MigrationReportClient(self.placement, self.known, listing)
         tree = report.get_provider_tree_and_ensure_root(None, root, name=node.nodename)
         allocations = report.get_allocations_for_provider_tree(None, node.nodename)
         findings, simulation = preflight.check_node(node, self.driver, tree, allocations,
@@ -268,44 +325,78 @@ class Migration:
 
     # -- the run -----------------------------------------------------------------
 
+    @property
+    def calls(self) -> int:
+        """Placement requests made so far."""
+        return self.placement.calls
+
+    @property
+    def pending(self) -> int:
+        """Nodes checked and waiting to be written."""
+        return len(self._prepared)
+
+    @property
+    def refused(self) -> bool:
+        """Whether the check found anything on any of this run's nodes."""
+        return any(result.status == REFUSED for result in self.results)
+
     def run(self) -> list[NodeResult]:
         """Check every node, then (unless a dry run or refused) write them.
 
         Results come in the order the host descriptions give the nodes.
         """
-        self._run()
-        order = {name: index for index, name in enumerate(self.nodes)}
-        self.results.sort(key=lambda result: order[result.nodename])
-        return self.results
+        self.check()
+        if self.refused:
+            self.abandon()
+        elif not self.dry_run:
+            self.write()
+        return self.ordered_results()
 
-    def _run(self) -> None:
+    def ordered_results(self) -> list[NodeResult]:
+        order = {name: index for index, name in enumerate(self.nodes)}
+        return sorted(self.results, key=lambda result: order[result.nodename])
+
+    def check(self) -> None:
+        """Phase 1: read and check every node; nothing is written."""
         listing = self._listing()
-        work = [node for node in self.nodes.values() if not node.is_ironic]
-        for node in self.nodes.values():
+        work = [node for node in self.mine if not node.is_ironic]
+        for node in self.mine:
             if node.is_ironic:
                 self.results.append(NodeResult(node.nodename, SKIPPED))
-        prepared: list[_Prepared] = []
         for index, node in enumerate(work):
             item = self._prepare(node, listing)
             if item is not None:
-                prepared.append(item)
+                self._prepared.append(item)
             self.progress("check", index + 1, len(work))
-        refused = any(result.status == REFUSED for result in self.results)
-        if self.dry_run or refused:
-            if refused:
-                for item in prepared:
-                    item.result.status = NOT_RUN
-            return
+
+    def abandon(self) -> None:
+        """Give up the write (another node was refused): the checked nodes are not run."""
+        for item in self._prepared:
+            item.result.status = NOT_RUN
+        self._prepared = []
+
+    def write(self, stop: Callable[[], bool] = lambda: False) -> None:
+        """Phase 2: write the checked nodes one by one.
+
+        Stops after a node that failed or broke an invariant, or before the
+        next node once ``stop()`` is true (another worker failed); the nodes
+        left are ``not-run``.
+        """
+        prepared, self._prepared = self._prepared, []
         for index, item in enumerate(prepared):
+            if stop():
+                for rest in prepared[index:]:
+                    rest.result.status = NOT_RUN
+                return
             self._write(item)
             # Drop the node's cache and reads as soon as it is done.
             item.report = None  # type: ignore[assignment]
             item.allocations = {}
             self.progress("migrate", index + 1, len(prepared))
-            if item.result.status in (FAILED, INVARIANT):
+            if item.result.status in STOPPING:
                 for rest in prepared[index + 1:]:
                     rest.result.status = NOT_RUN
-                break
+                return
 
 
 def summarize(results: Sequence[NodeResult]) -> dict[str, int]:

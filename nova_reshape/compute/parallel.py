@@ -1,0 +1,232 @@
+"""A migration run spread over several worker processes (``--workers``).
+
+The run is CPU-bound in Python: through PlacementDirect the Placement
+application itself runs in the migrating process, so threads would queue on
+the interpreter lock. Each worker is a process of its own with its own
+transport (its own PlacementDirect and database pool, or its own HTTP
+session) and a fixed share of the nodes (every N-th one, so large and small
+hosts spread evenly).
+
+The two phases stay global:
+
+1. every worker checks its nodes and reports whether any was refused;
+2. only when no worker found anything does any worker write. A node that
+   fails or breaks an invariant sets a shared stop flag, and every worker
+   stops before its next node (the rest are ``not-run``), as a single
+   process run does. A worker whose parent died stops the same way.
+
+Each node is still one atomic ``POST /reshaper`` and the providers of two
+nodes never overlap, so workers never write the same provider; a run killed
+at any moment is completed by running it again.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import dataclasses
+import multiprocessing
+import multiprocessing.connection
+import os
+from collections.abc import Callable, Iterable, Sequence
+from typing import Any
+
+from nova_reshape import exception
+from nova_reshape.compute import migrate
+from nova_reshape.virt.described import nodes_of
+from nova_reshape.virt.host import Host
+
+#: Opens a transport in a worker; must pickle (a module-level function or a
+#: ``functools.partial`` of one), since workers are spawned, not forked.
+Opener = Callable[[], contextlib.AbstractContextManager[Any]]
+
+#: Below this many nodes per worker, the start-up of a process costs more than it saves.
+NODES_PER_WORKER = 100
+
+#: Most workers ``auto`` picks: past the cores, the database is what waits.
+MAX_AUTO_WORKERS = 4
+
+
+def auto_workers(nodes: int, cpus: int | None = None) -> int:
+    """Workers for ``nodes`` nodes: one per core, one per 100 nodes, at most 4."""
+    cpus = cpus or os.cpu_count() or 1
+    return max(1, min(cpus, MAX_AUTO_WORKERS, nodes // NODES_PER_WORKER))
+
+
+@dataclasses.dataclass
+class _Outcome:
+    """What a worker sends back at the end."""
+
+    results: list[migrate.NodeResult]
+    calls: int
+
+
+def _worker(opener: Opener, hosts: list[Host], names: list[str], dry_run: bool,
+            verify: bool, connection: multiprocessing.connection.Connection,
+            stop_flag: Any, parent: int) -> None:
+    """One worker's whole life: check, wait for the verdict, write, report."""
+    def progress(phase: str, done: int, total: int) -> None:
+        connection.send(("progress", phase))
+
+    def stop() -> bool:
+        return stop_flag.is_set() or os.getppid() != parent
+
+    try:
+        with opener() as placement:
+            run = migrate.Migration(placement, hosts, dry_run=dry_run, progress=progress,
+                                    verify=verify, only=set(names))
+            run.check()
+            connection.send(("checked", run.refused, run.pending))
+            if connection.recv() == "write":
+                run.write(stop=stop)
+            else:
+                run.abandon()
+            if any(result.status in migrate.STOPPING for result in run.results):
+                stop_flag.set()
+            connection.send(("done", _Outcome(run.results, run.calls)))
+    except BaseException as error:  # noqa: BLE001 - reported to the parent
+        stop_flag.set()
+        with contextlib.suppress(Exception):
+            connection.send(("error", _portable(error)))
+    finally:
+        connection.close()
+
+
+def _portable(error: BaseException) -> BaseException:
+    """The error itself if it survives pickling, else a NovaException saying what it was."""
+    import pickle
+    try:
+        pickle.loads(pickle.dumps(error))
+        return error
+    except Exception:  # noqa: BLE001 - any pickling failure
+        return exception.NovaException(message=f"{type(error).__name__}: {error}")
+
+
+class ParallelMigration:
+    """A :class:`~nova_reshape.compute.migrate.Migration` over ``workers`` processes.
+
+    ``opener`` opens one transport per worker (see :data:`Opener`); the
+    other arguments are the Migration's. :meth:`run` returns the same
+    results, in the same order, as a single-process run would.
+    """
+
+    def __init__(self, opener: Opener, hosts: Iterable[Host], workers: int,
+                 dry_run: bool = False, progress: migrate.Progress | None = None,
+                 verify: bool = True) -> None:
+        self.opener = opener
+        self.hosts = list(hosts)
+        self.nodes = nodes_of(self.hosts)
+        self.workers = max(1, workers)
+        self.dry_run = dry_run
+        self.progress = progress or (lambda phase, done, total: None)
+        self.verify = verify
+        self.calls = 0
+
+    def shares(self) -> list[list[str]]:
+        """Each worker's node names: every N-th node, skipping empty shares."""
+        names = list(self.nodes)
+        return [share for share in (names[index::self.workers]
+                                    for index in range(self.workers)) if share]
+
+    def run(self) -> list[migrate.NodeResult]:
+        context = multiprocessing.get_context("spawn")
+        stop_flag = context.Event()
+        pipes: list[multiprocessing.connection.Connection] = []
+        processes = []
+        for share in self.shares():
+            ours, theirs = context.Pipe()
+            process = context.Process(
+                target=_worker, name="nova-reshape-migrate-worker", daemon=True,
+                args=(self.opener, self.hosts, share, self.dry_run, self.verify, theirs,
+                      stop_flag, os.getpid()))
+            process.start()
+            theirs.close()
+            pipes.append(ours)
+            processes.append(process)
+        try:
+            return self._conduct(pipes, stop_flag)
+        finally:
+            stop_flag.set()
+            for pipe in pipes:
+                pipe.close()
+            for process in processes:
+                process.join(timeout=30)
+                if process.is_alive():
+                    process.kill()
+
+    def _conduct(self, pipes: Sequence[multiprocessing.connection.Connection],
+                 stop_flag: Any) -> list[migrate.NodeResult]:
+        conductor = _Conductor(pipes, stop_flag, self.progress, self.dry_run,
+                               to_check=sum(not node.is_ironic for node in self.nodes.values()))
+        outcomes = conductor.follow()
+        results = [result for outcome in outcomes for result in outcome.results]
+        self.calls = sum(outcome.calls for outcome in outcomes)
+        order = {name: index for index, name in enumerate(self.nodes)}
+        return sorted(results, key=lambda result: order[result.nodename])
+
+
+class _Conductor:
+    """The parent's side: relays progress, gives the verdict, collects outcomes."""
+
+    def __init__(self, pipes: Sequence[multiprocessing.connection.Connection], stop_flag: Any,
+                 progress: migrate.Progress, dry_run: bool, to_check: int) -> None:
+        self.pipes = list(pipes)
+        self.stop_flag = stop_flag
+        self.progress = progress
+        self.dry_run = dry_run
+        self.totals = {"check": to_check, "migrate": 0}
+        self.done = {"check": 0, "migrate": 0}
+        #: worker -> (refused, nodes waiting to be written)
+        self.checked: dict[int, tuple[bool, int]] = {}
+        self.reported: set[int] = set()
+        self.outcomes: list[_Outcome] = []
+        self.failure: BaseException | None = None
+
+    def follow(self) -> list[_Outcome]:
+        """Serve the workers until every one has closed its pipe; raise a worker's error."""
+        open_pipes = {id(pipe): pipe for pipe in self.pipes}
+        while open_pipes:
+            for pipe in multiprocessing.connection.wait(list(open_pipes.values())):
+                try:
+                    message = pipe.recv()
+                except EOFError:
+                    del open_pipes[id(pipe)]
+                    if id(pipe) not in self.reported:
+                        self._lost(id(pipe), exception.NovaException(
+                            message="a migration worker exited without reporting"))
+                    continue
+                self._handle(id(pipe), message)
+        if self.failure is not None:
+            raise self.failure
+        return self.outcomes
+
+    def _handle(self, worker: int, message: tuple) -> None:
+        kind = message[0]
+        if kind == "progress":
+            phase = message[1]
+            self.done[phase] += 1
+            self.progress(phase, self.done[phase], self.totals[phase])
+        elif kind == "checked":
+            self._checked(worker, refused=message[1], pending=message[2])
+        elif kind == "done":
+            self.reported.add(worker)
+            self.outcomes.append(message[1])
+        elif kind == "error":
+            self.reported.add(worker)
+            self._lost(worker, message[1])
+
+    def _lost(self, worker: int, error: BaseException) -> None:
+        """A worker failed: stop the others; if they still await a verdict, it is no."""
+        self.failure = self.failure or error
+        self.stop_flag.set()
+        if worker not in self.checked:
+            self._checked(worker, refused=True, pending=0)
+
+    def _checked(self, worker: int, refused: bool, pending: int) -> None:
+        self.checked[worker] = (refused, pending)
+        if len(self.checked) < len(self.pipes):
+            return
+        write = not self.dry_run and not any(refused for refused, _ in self.checked.values())
+        self.totals["migrate"] = sum(pending for _, pending in self.checked.values())
+        for pipe in self.pipes:
+            with contextlib.suppress(OSError):
+                pipe.send("write" if write else "abandon")

@@ -1,0 +1,103 @@
+"""``migrate_compute_inventory --workers N``: the run spread over worker processes.
+
+On every enabled engine: the same outcome as one process, a refusal
+anywhere stops every write, a worker that fails stops the rest, and a worker
+that cannot reach the database ends the run with the command's one-line error.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import functools
+import json
+import os
+
+from nova_reshape.cmd import manage
+from nova_reshape.compute import migrate, parallel
+from nova_reshape.virt.host import load_hosts
+from placement_wsgi.direct import PlacementDirect
+from tests.fixtures.config import make_conf
+from tests.functional.nova_reshape import migrate_helpers as helpers
+from tests.functional.nova_reshape.test_manage_migrate import (
+    _children,
+    _command,
+    _generate,
+    _main,
+)
+
+
+def _statuses(results):
+    return {result.nodename: result.status for result in results}
+
+
+def test_two_workers_migrate_everything_once(db_url, tmp_path):
+    out, conf = _generate(db_url, tmp_path, hosts=5, instances=6, ironic=1)
+    code, text, err = _main(*_command(conf, out, "--workers", "2", "--format", "json"))
+    assert code == manage.EXIT_OK, err
+    report = json.loads(text)
+    assert report["summary"] == {"migrated": 4, "skipped": 1}
+    assert [node["nodename"] for node in report["nodes"]] == [
+        f"cmp-{index:04d}" for index in range(5)]
+    with PlacementDirect(make_conf(db_url)) as placement:
+        expected = helpers.expected_totals(out)
+        assert helpers.actual_totals(placement, expected) == expected
+    code, text, _ = _main(*_command(conf, out, "--workers", "3"))
+    assert code == manage.EXIT_OK
+    assert text.rstrip().endswith("1 skipped, 4 unchanged. Done.")
+
+
+def test_a_refusal_in_one_share_stops_every_worker(db_url, tmp_path):
+    out, conf = _generate(db_url, tmp_path, hosts=4, instances=4)
+    path = os.path.join(out, "cmp-0003.yaml")  # the second worker's share
+    with open(path, encoding="utf-8") as stream:
+        text = stream.read()
+    with open(path, "w", encoding="utf-8") as stream:
+        stream.write(text.replace("capacity: 1\n", "capacity: 0\n", 1))
+    code, text, _ = _main(*_command(conf, out, "--workers", "2"))
+    assert code == manage.EXIT_REFUSED
+    assert "cmp-0000: not-run" in text and "cmp-0003: refused" in text
+    assert _children(db_url) == 0
+
+
+@contextlib.contextmanager
+def _open_failing_at_reshape(config_files, failing_node_root):
+    """The database transport, whose reshape of one node's root answers 500."""
+    with manage.open_database(config_files) as placement:
+        post = placement.post
+
+        def failing_post(url, json=None, **kwargs):
+            if url == "/reshaper" and failing_node_root in json["inventories"]:
+                response = placement.get("/no-such-route")
+                response.status_code = 500
+                return response
+            return post(url, json=json, **kwargs)
+
+        placement.post = failing_post
+        yield placement
+
+
+def test_a_failing_worker_stops_its_share_and_the_run_fails(db_url, tmp_path):
+    out, conf = _generate(db_url, tmp_path, hosts=4, instances=2)
+    failing = helpers.generator.stable_uuid(0, "cmp-0000")  # first node of share 1
+    run = parallel.ParallelMigration(
+        functools.partial(_open_failing_at_reshape, [conf], failing),
+        load_hosts([out]), workers=2)
+    statuses = _statuses(run.run())
+    assert statuses["cmp-0000"] == migrate.FAILED
+    assert statuses["cmp-0002"] == migrate.NOT_RUN  # after the failure, same worker
+    assert set(statuses.values()) <= {migrate.FAILED, migrate.NOT_RUN, migrate.MIGRATED}
+    # Running again (the reshape no longer fails) completes every node.
+    code, _, err = _main(*_command(conf, out, "--workers", "2"))
+    assert code == manage.EXIT_OK, err
+    with PlacementDirect(make_conf(db_url)) as placement:
+        expected = helpers.expected_totals(out)
+        assert helpers.actual_totals(placement, expected) == expected
+
+
+def test_a_worker_that_cannot_open_the_database_is_a_one_line_error(db_url, tmp_path):
+    out, _ = _generate(db_url, tmp_path, hosts=2, instances=1)
+    conf = tmp_path / "gone.conf"
+    conf.write_text(f"[placement_database]\nconnection = sqlite:///{tmp_path}/no/such.db\n")
+    code, _, err = _main(*_command(str(conf), out, "--workers", "2"))
+    assert code == manage.EXIT_FAILED
+    assert err.startswith("nova-reshape-manage: error: ") and err.count("\n") == 1, err

@@ -1,0 +1,107 @@
+"""The parent's side of a parallel migration, with in-process pipes for workers."""
+
+from __future__ import annotations
+
+import multiprocessing
+import threading
+
+import pytest
+
+from nova_reshape import exception
+from nova_reshape.compute import migrate, parallel
+
+
+@pytest.mark.parametrize("nodes,cpus,expected", [
+    (1000, 2, 2), (1000, 16, 4), (150, 8, 1), (20, 8, 1), (0, 2, 1), (400, 1, 1)])
+def test_auto_workers(nodes, cpus, expected):
+    assert parallel.auto_workers(nodes, cpus) == expected
+
+
+def _conductor(workers, dry_run=False, to_check=4):
+    pipes = [multiprocessing.Pipe() for _ in range(workers)]
+    progress = []
+    flag = threading.Event()
+    conductor = parallel._Conductor(
+        [ours for ours, _ in pipes], flag,
+        lambda phase, done, total: progress.append((phase, done, total)), dry_run, to_check)
+    return conductor, [theirs for _, theirs in pipes], progress, flag
+
+
+def _follow_expecting_an_error(conductor):
+    """Run ``conductor.follow`` in a thread; returns (thread, errors it raised)."""
+    errors = []
+
+    def follow():
+        try:
+            conductor.follow()
+        except exception.NovaException as error:
+            errors.append(error)
+
+    thread = threading.Thread(target=follow)
+    thread.start()
+    return thread, errors
+
+
+def _finish(pipe, *results):
+    pipe.send(("done", parallel._Outcome(list(results), calls=3)))
+    pipe.close()
+
+
+def test_write_only_when_every_worker_checked_clean():
+    conductor, workers, progress, flag = _conductor(2)
+    first, second = workers
+    first.send(("progress", "check"))
+    first.send(("checked", False, 1))
+    second.send(("progress", "check"))
+    second.send(("checked", False, 2))
+    conductor_thread = threading.Thread(target=conductor.follow)
+    conductor_thread.start()
+    assert first.recv() == "write" and second.recv() == "write"
+    for pipe in workers:
+        pipe.send(("progress", "migrate"))
+    _finish(first, migrate.NodeResult("a", migrate.MIGRATED))
+    _finish(second, migrate.NodeResult("b", migrate.MIGRATED))
+    conductor_thread.join(5)
+    assert [outcome.results[0].nodename for outcome in conductor.outcomes] in (
+        ["a", "b"], ["b", "a"])
+    assert progress[:2] == [("check", 1, 4), ("check", 2, 4)]
+    assert progress[2:] == [("migrate", 1, 3), ("migrate", 2, 3)]
+    assert not flag.is_set()
+
+
+@pytest.mark.parametrize("dry_run,refused", [(True, False), (False, True)])
+def test_a_refusal_or_a_dry_run_abandons_every_share(dry_run, refused):
+    conductor, (first, second), _, _ = _conductor(2, dry_run=dry_run)
+    first.send(("checked", refused, 1))
+    second.send(("checked", False, 1))
+    conductor_thread = threading.Thread(target=conductor.follow)
+    conductor_thread.start()
+    assert first.recv() == "abandon" and second.recv() == "abandon"
+    _finish(first)
+    _finish(second)
+    conductor_thread.join(5)
+    assert not conductor_thread.is_alive()
+
+
+def test_a_worker_error_before_its_check_abandons_the_others_and_is_raised():
+    conductor, (first, second), _, flag = _conductor(2)
+    first.send(("error", exception.ResourceProviderRetrievalFailed(message="listing: 500")))
+    first.close()
+    second.send(("checked", False, 1))
+    conductor_thread, errors = _follow_expecting_an_error(conductor)
+    assert second.recv() == "abandon"
+    _finish(second)
+    conductor_thread.join(5)
+    assert flag.is_set()
+    assert [str(error) for error in errors] == ["listing: 500"]
+
+
+def test_a_worker_gone_without_a_word_is_an_error():
+    conductor, (first, second), _, flag = _conductor(2)
+    first.close()
+    second.send(("checked", False, 1))
+    conductor_thread, errors = _follow_expecting_an_error(conductor)
+    assert second.recv() == "abandon"
+    _finish(second)
+    conductor_thread.join(5)
+    assert flag.is_set() and "exited without reporting" in str(errors[0])
