@@ -58,21 +58,31 @@ def bench(database: str, directory: str, nodes: int, gpus: int, instances: int,
     start = time.monotonic()
     hosts = load_hosts([hosts_dir])
     loaded = time.monotonic() - start
+    phase_ends: dict[str, float] = {}
+
+    def progress(phase: str, done: int, total: int) -> None:
+        phase_ends[phase] = time.monotonic()
+
+    cpu_before = os.times()
     start = time.monotonic()
     if workers > 1:
         config = os.path.join(directory, "placement.conf")
         generate_deployment.write_config(config, database)
         run = parallel.ParallelMigration(
-            functools.partial(manage.open_database, [config]), hosts, workers)
+            functools.partial(manage.open_database, [config]), hosts, workers,
+            progress=progress)
         results = run.run()
     else:
         conf = generate_deployment.direct_conf(database, sync=False)
         opener = (wsgi_transport.open_direct(conf) if transport == "wsgi"
                   else PlacementDirect(conf))
         with opener as placement:
-            run = migrate.Migration(placement, hosts)
+            run = migrate.Migration(placement, hosts, progress=progress)
             results = run.run()
     migrated = time.monotonic() - start
+    cpu_after = os.times()
+    cpu = sum(after - before for after, before in zip(cpu_after[:4], cpu_before[:4],
+                                                       strict=True))
     counts = migrate.summarize(results)
     calls = run.calls
     return {
@@ -82,6 +92,10 @@ def bench(database: str, directory: str, nodes: int, gpus: int, instances: int,
         "generate_seconds": round(generated, 1), "load_host_files_seconds": round(loaded, 2),
         "migrate_seconds": round(migrated, 1),
         "migrate_plus_load_seconds": round(migrated + loaded, 1),
+        "check_phase_seconds": round(phase_ends.get("check", start) - start, 1),
+        "write_phase_seconds": round(
+            phase_ends.get("migrate", start) - phase_ends.get("check", start), 1),
+        "migrate_cpu_seconds_of_this_process_and_workers": round(cpu, 1),
         "nodes_per_second": round(nodes / migrated, 1),
         "placement_calls": calls, "placement_calls_per_node": round(calls / nodes, 1),
         "peak_rss_mb_after_generate": round(rss_before, 1),

@@ -114,20 +114,17 @@ class MigrationReportClient(SchedulerReportClient):
                  listing: preflight.Listing | None = None) -> None:
         super().__init__(placement)
         self.known = known
-        self._listed_trees: dict[str, list[dict[str, Any]]] = {}
-        self._listed: set[str] = set()
-        if listing is not None:
-            self._listed = set(listing.by_uuid)
-            for provider in listing.by_uuid.values():
-                root = provider.get("root_provider_uuid") or provider["uuid"]
-                self._listed_trees.setdefault(root, []).append(provider)
+        self.listing = listing
+        #: Uuids whose listed answer was used once; after that Placement is asked.
+        self._answered: set[str] = set()
 
     def get_providers_in_tree(self, context: Any, uuid: str) -> list[dict[str, Any]]:
-        if uuid in self._listed_trees:
-            return self._listed_trees.pop(uuid)
-        if self._listed and uuid not in self._listed:
-            self._listed.add(uuid)  # only once: afterwards it may exist
-            return []
+        if self.listing is not None and uuid not in self._answered:
+            self._answered.add(uuid)
+            if uuid in self.listing.trees:
+                return [dict(provider) for provider in self.listing.trees[uuid]]
+            if uuid not in self.listing.by_uuid:
+                return []
         return super().get_providers_in_tree(context, uuid)
 
     def _refresh_after_reshape(self, context: Any, new_tree: ProviderTree,

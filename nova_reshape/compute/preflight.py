@@ -125,6 +125,11 @@ class Listing:
     def __init__(self, providers: Sequence[Mapping[str, Any]]) -> None:
         self.by_uuid = {p["uuid"]: p for p in providers}
         self.by_name = {p["name"]: p for p in providers}
+        #: root uuid -> every provider of its tree
+        self.trees: dict[str, list[Mapping[str, Any]]] = {}
+        for provider in providers:
+            root = provider.get("root_provider_uuid") or provider["uuid"]
+            self.trees.setdefault(root, []).append(provider)
 
 
 def resolve_root(node: Node, listing: Listing) -> tuple[str | None, list[Finding]]:
