@@ -328,14 +328,29 @@ class Loader:
             self._add_providers(snapshot, _in_ids(_rp.c.id, missing))
 
     def load_trees(self, snapshot: Snapshot, roots: Iterable[int]) -> None:
-        """Add every provider of the trees rooted at ``roots`` (parents and roots)."""
+        """Add every provider of the trees rooted at ``roots`` (parents and roots).
+
+        Providers the snapshot already holds (most of a tree: those with an
+        inventory of a requested class) are not read again; excluding them by
+        id rather than by a condition keeps every tree complete even if
+        inventories changed since they were read. Members are in id order.
+        """
         wanted = set(roots) - snapshot.tree_members.keys()
         if not wanted:
             return
-        for provider in self._add_providers(snapshot, _in_ids(_rp.c.root_provider_id, wanted)):
-            snapshot.tree_members.setdefault(snapshot.root_of[provider], []).append(provider)
-        for root in wanted:
-            snapshot.tree_members.setdefault(root, [root])
+        members: dict[int, list[int]] = {root: [] for root in wanted}
+        for provider, root in snapshot.root_of.items():
+            found = members.get(root)
+            if found is not None:
+                found.append(provider)
+        known = [provider for found in members.values() for provider in found]
+        where = _in_ids(_rp.c.root_provider_id, wanted)
+        if known:
+            where = sa.and_(where, sa.not_(_in_ids(_rp.c.id, known)))
+        for provider in self._add_providers(snapshot, where):
+            members[snapshot.root_of[provider]].append(provider)
+        for root, found in members.items():
+            snapshot.tree_members[root] = sorted(found) if found else [root]
 
     def load_summaries(self, snapshot: Snapshot, providers: set[int]) -> SummaryData:
         """What ``provider_summaries`` shows about ``providers`` (all in ``snapshot``'s
