@@ -5,17 +5,26 @@ Builds the bench's "nested" deployment (the 7-provider tree described in
 ``../shared/bench/README.md`` beside a checkout, ``--trees`` copies) or its
 "flat" one
 (``--flat``: one provider per tree, aggregates and traits as placeload) with
-bulk inserts into a fresh SQLite file, then calls the WSGI app (the whole
+bulk inserts into a fresh database, then calls the WSGI app (the whole
 middleware pipeline, microversion ``latest``) ``--runs`` times and prints
 the median and best wall time. ``--profile`` adds a cProfile of one extra
-call, sorted by cumulative time.
+call, sorted by cumulative time; ``--statements`` times every SQL statement
+of one extra call (server round trip plus fetch, per statement).
+
+The database is a fresh SQLite file unless ``--database URL`` names a
+PostgreSQL or MySQL/MariaDB server: without a database part in the URL a
+throwaway database (``--database-prefix`` plus a random suffix) is created
+there and dropped at the end; with one, that database must be empty and
+is left behind.
 
     python tools/profile_candidates.py [--flat] [--trees 1000] [--profile]
+        [--database mysql+pymysql://root@127.0.0.1:3306]
 """
 
 from __future__ import annotations
 
 import argparse
+import contextlib
 import cProfile
 import json
 import pathlib
@@ -25,6 +34,7 @@ import sys
 import tempfile
 import time
 import uuid
+from collections.abc import Iterator
 
 import sqlalchemy as sa
 import webob
@@ -124,41 +134,137 @@ def call(app, query: str) -> webob.Response:
     return request.get_response(app)
 
 
+@contextlib.contextmanager
+def database_url(server: str | None, prefix: str) -> Iterator[str]:
+    """A URL of an empty database for one run (see the module docstring)."""
+    if server is None:
+        with tempfile.TemporaryDirectory() as directory:
+            yield f"sqlite:///{directory}/profile.sqlite"
+        return
+    url = sa.engine.make_url(server)
+    if url.database:
+        yield server
+        return
+    backend = url.get_backend_name()
+    name = f"{prefix}{uuid.uuid4().hex[:10]}"
+    admin = sa.create_engine(url.set(database="postgres" if backend == "postgresql" else None),
+                             isolation_level="AUTOCOMMIT")
+    with admin.connect() as connection:
+        connection.exec_driver_sql(f"CREATE DATABASE {name}")
+    query = {"charset": "utf8mb4"} if backend in ("mysql", "mariadb") else {}
+    try:
+        yield url.set(database=name).update_query_dict(query).render_as_string(
+            hide_password=False)
+    finally:
+        with admin.connect() as connection:
+            connection.exec_driver_sql(f"DROP DATABASE IF EXISTS {name}")
+        admin.dispose()
+
+
+@contextlib.contextmanager
+def statement_timer(app) -> Iterator[list[tuple[float, int, str]]]:
+    """Record (seconds, rows, SQL) of every statement run while open.
+
+    Statements run through SQLAlchemy are timed by its cursor events; those
+    the candidate loader runs on the raw DB-API cursor
+    (:func:`placement_wsgi.candidates.search.connection_rows`) by wrapping it.
+    """
+    from placement_wsgi.candidates import search
+
+    engine = app.placement_app.database.engine
+    timings: list[tuple[float, int, str]] = []
+    started: dict[int, float] = {}
+
+    def before(_conn, cursor, _statement, *_args) -> None:  # noqa: ANN001
+        started[id(cursor)] = time.perf_counter()
+
+    def after(_conn, cursor, statement, *_args) -> None:  # noqa: ANN001
+        timings.append((time.perf_counter() - started.pop(id(cursor)), cursor.rowcount,
+                        statement))
+
+    original = search.connection_rows
+
+    def timed_rows(connection: sa.Connection, query: sa.Executable) -> list[tuple]:
+        start = time.perf_counter()
+        rows = original(connection, query)
+        statement = str(query.compile(dialect=connection.dialect,
+                                      compile_kwargs={"render_postcompile": True}))
+        timings.append((time.perf_counter() - start, len(rows), statement))
+        return rows
+
+    sa.event.listen(engine, "before_cursor_execute", before)
+    sa.event.listen(engine, "after_cursor_execute", after)
+    search.connection_rows = timed_rows
+    try:
+        yield timings
+    finally:
+        search.connection_rows = original
+        sa.event.remove(engine, "before_cursor_execute", before)
+        sa.event.remove(engine, "after_cursor_execute", after)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--trees", type=int, default=1000)
     parser.add_argument("--flat", action="store_true")
     parser.add_argument("--runs", type=int, default=15)
     parser.add_argument("--profile", action="store_true")
+    parser.add_argument("--statements", action="store_true",
+                        help="time every SQL statement of one extra call")
     parser.add_argument("--top", type=int, default=40)
     parser.add_argument("--limit", type=int, help="add &limit=N to the query")
+    parser.add_argument("--database", metavar="URL",
+                        help="PostgreSQL/MySQL server (or empty database) instead of SQLite")
+    parser.add_argument("--database-prefix", default="profile_candidates_",
+                        help="name prefix of the throwaway server database")
     args = parser.parse_args()
-    with tempfile.TemporaryDirectory() as directory:
-        url = f"sqlite:///{directory}/profile.sqlite"
+    with database_url(args.database, args.database_prefix) as url:
         app = deploy.loadapp(make_conf(url, placement_database={"sync_on_startup": True}))
-        query = seed(app, args.trees, args.flat)
-        if args.limit:
-            query += f"&limit={args.limit}"
-        response = call(app, query)
-        body = json.loads(response.body)
-        print(f"status {response.status_int}, {len(body['allocation_requests'])} requests, "
-              f"{len(body['provider_summaries'])} summaries, {len(response.body)} bytes")
-        for _ in range(3):
-            call(app, query)
-        times = []
-        for _ in range(args.runs):
+        try:
+            measure(app, args)
+        finally:
+            app.placement_app.database.dispose()
+
+
+def measure(app, args: argparse.Namespace) -> None:
+    """Seed, check one answer, time ``args.runs`` calls, then profile/trace one."""
+    query = seed(app, args.trees, args.flat)
+    if args.limit:
+        query += f"&limit={args.limit}"
+    response = call(app, query)
+    body = json.loads(response.body)
+    print(f"{app.placement_app.database.dialect}: status {response.status_int}, "
+          f"{len(body['allocation_requests'])} requests, "
+          f"{len(body['provider_summaries'])} summaries, {len(response.body)} bytes")
+    for _ in range(3):
+        call(app, query)
+    times, cpu_times = [], []
+    for _ in range(args.runs):
+        start, cpu_start = time.perf_counter(), time.process_time()
+        call(app, query)
+        times.append(time.perf_counter() - start)
+        cpu_times.append(time.process_time() - cpu_start)
+    # this process's CPU time leaves out a database server's work but also
+    # most of the noise of a shared machine
+    print(f"median {statistics.median(times) * 1000:.1f} ms, "
+          f"best {min(times) * 1000:.1f} ms over {args.runs} runs; "
+          f"client CPU median {statistics.median(cpu_times) * 1000:.1f} ms")
+    if args.statements:
+        with statement_timer(app) as timings:
             start = time.perf_counter()
             call(app, query)
-            times.append(time.perf_counter() - start)
-        print(f"median {statistics.median(times) * 1000:.1f} ms, "
-              f"best {min(times) * 1000:.1f} ms over {args.runs} runs")
-        if args.profile:
-            profile = cProfile.Profile()
-            profile.enable()
-            call(app, query)
-            profile.disable()
-            pstats.Stats(profile).sort_stats("cumulative").print_stats(args.top)
-        app.placement_app.database.dispose()
+            total = time.perf_counter() - start
+        print(f"{len(timings)} statements, {sum(t for t, _, _ in timings) * 1000:.1f} ms "
+              f"of {total * 1000:.1f} ms")
+        for seconds, rows, statement in timings:
+            text = " ".join(statement.split())
+            print(f"{seconds * 1000:8.2f} ms {rows:6d} rows  {text[:160]}")
+    if args.profile:
+        profile = cProfile.Profile()
+        profile.enable()
+        call(app, query)
+        profile.disable()
+        pstats.Stats(profile).sort_stats("cumulative").print_stats(args.top)
 
 
 if __name__ == "__main__":

@@ -27,6 +27,7 @@ from sqlalchemy.engine import Connection
 from placement_wsgi import errors
 from placement_wsgi.candidates.request import CandidateRequest
 from placement_wsgi.db import tables
+from placement_wsgi.db.rows import connection_rows
 
 SHARING_TRAIT = "MISC_SHARES_VIA_AGGREGATE"
 
@@ -101,8 +102,8 @@ def _in_ids(column: sa.ColumnElement, ids: Iterable[int]) -> sa.ColumnElement:
 
     The lists can hold tens of thousands of ids: bound, they would exceed
     drivers' parameter limits; rendered by SQLAlchemy's literal processor,
-    they cost microseconds each. :func:`connection_rows` compiles such
-    statements per execution (they never enter the compiled cache).
+    they cost microseconds each. :func:`~placement_wsgi.db.rows.connection_rows`
+    compiles such statements per execution (they never enter the compiled cache).
     """
     text = ",".join(map(str, map(int, ids)))
     if not text:
@@ -327,14 +328,29 @@ class Loader:
             self._add_providers(snapshot, _in_ids(_rp.c.id, missing))
 
     def load_trees(self, snapshot: Snapshot, roots: Iterable[int]) -> None:
-        """Add every provider of the trees rooted at ``roots`` (parents and roots)."""
+        """Add every provider of the trees rooted at ``roots`` (parents and roots).
+
+        Providers the snapshot already holds (most of a tree: those with an
+        inventory of a requested class) are not read again; excluding them by
+        id rather than by a condition keeps every tree complete even if
+        inventories changed since they were read. Members are in id order.
+        """
         wanted = set(roots) - snapshot.tree_members.keys()
         if not wanted:
             return
-        for provider in self._add_providers(snapshot, _in_ids(_rp.c.root_provider_id, wanted)):
-            snapshot.tree_members.setdefault(snapshot.root_of[provider], []).append(provider)
-        for root in wanted:
-            snapshot.tree_members.setdefault(root, [root])
+        members: dict[int, list[int]] = {root: [] for root in wanted}
+        for provider, root in snapshot.root_of.items():
+            found = members.get(root)
+            if found is not None:
+                found.append(provider)
+        known = [provider for found in members.values() for provider in found]
+        where = _in_ids(_rp.c.root_provider_id, wanted)
+        if known:
+            where = sa.and_(where, sa.not_(_in_ids(_rp.c.id, known)))
+        for provider in self._add_providers(snapshot, where):
+            members[snapshot.root_of[provider]].append(provider)
+        for root, found in members.items():
+            snapshot.tree_members[root] = sorted(found) if found else [root]
 
     def load_summaries(self, snapshot: Snapshot, providers: set[int]) -> SummaryData:
         """What ``provider_summaries`` shows about ``providers`` (all in ``snapshot``'s
@@ -393,28 +409,6 @@ def _add_usage(usage: dict[int, dict[int, int]], rows: list[tuple]) -> None:
         if by_provider is None:
             by_provider = usage[rc] = {}
         by_provider[provider] = int(used)
-
-
-def connection_rows(connection: Connection, query: sa.Executable) -> list[tuple]:
-    """All rows of ``query`` as the driver's plain tuples.
-
-    SQLAlchemy compiles the statement; the driver's cursor runs it inside the
-    same transaction. This skips building a Row object per result row, which
-    dominates the cost of reading tens of thousands of inventory rows.
-    Result values are the driver's (callers ``int()`` sums, which MySQL
-    returns as Decimal).
-    """
-    dialect = connection.dialect
-    compiled = query.compile(dialect=dialect, compile_kwargs={"render_postcompile": True})
-    params = compiled.params
-    if dialect.positional:
-        params = tuple(params[name] for name in compiled.positiontup)
-    cursor = connection.connection.cursor()
-    try:
-        cursor.execute(str(compiled), params)
-        return cursor.fetchall()
-    finally:
-        cursor.close()
 
 
 @dataclasses.dataclass
