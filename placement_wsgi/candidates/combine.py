@@ -49,6 +49,7 @@ from placement_wsgi.candidates.search import (
 )
 from placement_wsgi.candidates.sets import has_matching as _has_matching
 from placement_wsgi.candidates.sets import union as _union
+from placement_wsgi.candidates.subtree import TreeGeometry
 
 _EMPTY: frozenset = frozenset()
 
@@ -355,58 +356,9 @@ class Plan:
                            or self.subtrees)
         #: only any-of and same_subtree tie slots: small anchors need no search
         self.product_ok = not (self.shared_classes or self.isolate_slots or self.legacy)
-        self._depth: dict[int, int] = {}
+        self.geometry = TreeGeometry(self.snapshot.parent_of, self.snapshot.root_of)
         self._seen: set[tuple[int, ...]] = set()
         self._meets_all = self._holders_of_all(self.unsuffixed_any_of) or set()
-
-    def _depth_of(self, provider: int) -> int:
-        depth = self._depth.get(provider)
-        if depth is None:
-            parent = self.snapshot.parent_of.get(provider)
-            depth = 0 if parent is None else self._depth_of(parent) + 1
-            self._depth[provider] = depth
-        return depth
-
-    def _lowest_common_ancestor(self, providers: list[int]) -> int | None:
-        """LCA of providers of one tree; None when they are in different trees."""
-        root_of = self.snapshot.root_of
-        parent_of = self.snapshot.parent_of
-        first = providers[0]
-        if any(root_of[provider] != root_of[first] for provider in providers):
-            return None
-        lowest = first
-        for provider in providers[1:]:
-            a, b = lowest, provider
-            depth_a, depth_b = self._depth_of(a), self._depth_of(b)
-            while depth_a > depth_b:
-                a, depth_a = parent_of[a], depth_a - 1
-            while depth_b > depth_a:
-                b, depth_b = parent_of[b], depth_b - 1
-            while a != b:
-                a, b = parent_of[a], parent_of[b]
-            lowest = a
-        return lowest
-
-    def _subtree_ok(self, members: list[int], choice: list, assigned: list[bool],
-                    options: list[list[int]]) -> bool:
-        """``same_subtree`` on a partial assignment: can the final set still work?"""
-        chosen = [choice[index] for index in members if assigned[index]]
-        if len(chosen) < 2:
-            return True
-        lowest = self._lowest_common_ancestor(chosen)
-        if lowest is None:
-            return False
-        if lowest in chosen:
-            return True
-        # a slot still open must be able to supply an ancestor-or-self of `lowest`
-        chain = set()
-        parent_of = self.snapshot.parent_of
-        node: int | None = lowest
-        while node is not None:
-            chain.add(node)
-            node = parent_of.get(node)
-        return any(not chain.isdisjoint(options[index])
-                   for index in members if not assigned[index])
 
     # -- anchor-level pruning --------------------------------------------------
 
@@ -445,7 +397,7 @@ class Plan:
         if self.product_ok and product_size(options) <= SMALL_PRODUCT:
             return iter(product_candidates(
                 options, self.n_unsuffixed, self._any_of_ok, self.subtrees,
-                self._lowest_common_ancestor, self._unique))
+                self.geometry.lowest_common_ancestor, self._unique))
         return self._searched(options)
 
     def _searched(self, options: list[list[int]]) -> Iterator[tuple[int, ...]]:
@@ -535,7 +487,7 @@ class Plan:
                 ok = self._any_of_ok(choice[:n_unsuffixed])
             if ok:
                 for members in subtrees_of.get(index, ()):
-                    if not self._subtree_ok(members, choice, assigned, options):
+                    if not self.geometry.still_possible(members, choice, assigned, options):
                         ok = False
                         break
             if not ok:
