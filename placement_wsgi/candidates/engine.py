@@ -18,6 +18,7 @@ from placement_wsgi.candidates import combine, search
 from placement_wsgi.candidates.format import Formatter, allocation_providers
 from placement_wsgi.candidates.request import CandidateRequest
 from placement_wsgi.db.database import Database
+from placement_wsgi.gc_pause import paused_collection
 
 
 @dataclasses.dataclass(frozen=True)
@@ -88,5 +89,9 @@ def find_in_transaction(connection: Connection, request: CandidateRequest,
 
 
 def find_candidates(database: Database, request: CandidateRequest, settings: Settings) -> str:
-    """Run :func:`find_in_transaction` in a (retrying) read transaction."""
-    return database.read(find_in_transaction, request, settings)
+    """Run :func:`find_in_transaction` in a (retrying) read transaction.
+
+    The cyclic garbage collector is paused meanwhile (see :mod:`placement_wsgi.gc_pause`).
+    """
+    with paused_collection():
+        return database.read(find_in_transaction, request, settings)
