@@ -57,6 +57,15 @@ def _children(db_url):
         engine.dispose()
 
 
+def wait_until_writing(db_url, process, seconds: float = 120) -> None:
+    """Return once the command has created a child provider (or ended, or timed out)."""
+    deadline = time.monotonic() + seconds
+    while _children(db_url) == 0 and time.monotonic() < deadline:
+        if process.poll() is not None:
+            return
+        time.sleep(0.01)
+
+
 def test_migrate_then_nothing_to_do(db_url, tmp_path):
     out, conf = _generate(db_url, tmp_path, hosts=3, instances=6, ironic=1)
     code, text, err = _main(*_command(conf, out))
@@ -162,11 +171,7 @@ def test_killed_mid_run_then_rerun_completes(db_url, tmp_path):
         [sys.executable, "-m", "nova_reshape.cmd.manage", *_command(conf, out)],
         stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     try:
-        deadline = time.monotonic() + 120
-        while _children(db_url) == 0 and time.monotonic() < deadline:
-            if process.poll() is not None:
-                break
-            time.sleep(0.01)
+        wait_until_writing(db_url, process)
         process.send_signal(signal.SIGKILL)
     finally:
         process.wait(30)

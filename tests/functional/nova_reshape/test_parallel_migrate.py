@@ -11,6 +11,10 @@ import contextlib
 import functools
 import json
 import os
+import signal
+import subprocess
+import sys
+import time
 
 from nova_reshape.cmd import manage
 from nova_reshape.compute import migrate, parallel
@@ -23,6 +27,7 @@ from tests.functional.nova_reshape.test_manage_migrate import (
     _command,
     _generate,
     _main,
+    wait_until_writing,
 )
 
 
@@ -101,3 +106,39 @@ def test_a_worker_that_cannot_open_the_database_is_a_one_line_error(db_url, tmp_
     code, _, err = _main(*_command(str(conf), out, "--workers", "2"))
     assert code == manage.EXIT_FAILED
     assert err.startswith("nova-reshape-manage: error: ") and err.count("\n") == 1, err
+
+
+def _group_alive(group: int) -> bool:
+    try:
+        os.killpg(group, 0)
+    except ProcessLookupError:
+        return False
+    return True
+
+
+def test_parent_killed_mid_run_workers_stop_and_a_rerun_completes(db_url, tmp_path):
+    hosts = 40
+    out, conf = _generate(db_url, tmp_path, hosts=hosts, instances=8, kinds=())
+    process = subprocess.Popen(
+        [sys.executable, "-m", "nova_reshape.cmd.manage",
+         *_command(conf, out, "--workers", "2")],
+        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True)
+    group = process.pid
+    try:
+        wait_until_writing(db_url, process)
+        process.send_signal(signal.SIGKILL)  # the parent only, as the OOM killer would
+        process.wait(30)
+        deadline = time.monotonic() + 60
+        while _group_alive(group) and time.monotonic() < deadline:
+            time.sleep(0.1)
+        assert not _group_alive(group), "workers went on after their parent died"
+    finally:
+        with contextlib.suppress(ProcessLookupError):
+            os.killpg(group, signal.SIGKILL)
+    assert 0 < _children(db_url) < hosts * 4, "the kill did not land mid-run"
+    code, text, err = _main(*_command(conf, out, "--workers", "2"))
+    assert code == manage.EXIT_OK, (text, err)
+    with PlacementDirect(make_conf(db_url)) as placement:
+        expected = helpers.expected_totals(out)
+        assert helpers.actual_totals(placement, expected) == expected
+    assert _children(db_url) == hosts * 4
