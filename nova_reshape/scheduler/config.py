@@ -100,6 +100,21 @@ OPTIONS: dict[str, dict[str, tuple[Any, Any]]] = {
 STRICT_SECTIONS = frozenset({"filter_scheduler", "metrics"})
 
 
+class Configured:
+    """What the scheduler configures once, before any request: filters and weighers."""
+
+    def __init__(self) -> None:
+        self.conf: SchedulerConfig | None = None
+
+    @property
+    def name(self) -> str:
+        return type(self).__name__
+
+    def configure(self, conf: SchedulerConfig) -> None:
+        """Receive the scheduler configuration once, before any request."""
+        self.conf = conf
+
+
 class SchedulerConfig:
     """Validated options, read as ``conf.filter_scheduler.host_subset_size``.
 

@@ -48,6 +48,7 @@ from placement_wsgi.candidates.search import (
     Snapshot,
 )
 from placement_wsgi.candidates.sets import has_matching as _has_matching
+from placement_wsgi.candidates.sets import meeting_every_group
 from placement_wsgi.candidates.sets import union as _union
 from placement_wsgi.candidates.subtree import TreeGeometry
 
@@ -152,25 +153,11 @@ class Plan:
 
     def _holders_of_all(self, any_of: tuple[frozenset[int], ...]) -> set[int] | None:
         """Providers whose own traits meet every any-of set (None: no condition)."""
-        if not any_of:
-            return None
-        holders = self.snapshot.trait_holders
-        result: set[int] | None = None
-        for names in any_of:
-            members = _union(holders.get(trait, _EMPTY) for trait in names)
-            result = members if result is None else result & members
-        return result
+        return meeting_every_group(self.snapshot.trait_holders, any_of)
 
     def _members_of_all(self, member_of: tuple[frozenset[str], ...]) -> set[int] | None:
         """Providers directly in ≥1 aggregate of every set (None: no condition)."""
-        if not member_of:
-            return None
-        members = self.snapshot.agg_members
-        result: set[int] | None = None
-        for uuids in member_of:
-            found = _union(members.get(uuid, _EMPTY) for uuid in uuids)
-            result = found if result is None else result & found
-        return result
+        return meeting_every_group(self.snapshot.agg_members, member_of)
 
     def _root_ok(self, anchor: int) -> bool:
         """The ``root_required`` filter on an anchor."""

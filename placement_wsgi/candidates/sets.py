@@ -2,7 +2,11 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
+from typing import TypeVar
+
+K = TypeVar("K")
+_NONE: frozenset[int] = frozenset()
 
 
 def union(sets: Iterable[set[int]]) -> set[int]:
@@ -10,6 +14,20 @@ def union(sets: Iterable[set[int]]) -> set[int]:
     result: set[int] = set()
     for members in sets:
         result |= members
+    return result
+
+
+def meeting_every_group(index: Mapping[K, set[int]], groups: Iterable[Iterable[K]]
+                        ) -> set[int] | None:
+    """Members of at least one ``index`` entry of every group (None: no groups).
+
+    ``index`` maps a key (trait id, aggregate uuid) to its providers; a key
+    missing from it has none.
+    """
+    result: set[int] | None = None
+    for keys in groups:
+        members = union(index.get(key, _NONE) for key in keys)
+        result = members if result is None else result & members
     return result
 
 

@@ -164,21 +164,6 @@ def get_inventories(connection: Connection, provider_id: int) -> list[Inventory]
     return [_record_from_row(row) for row in rows]
 
 
-def get_inventories_of(connection: Connection,
-                       provider_ids: Sequence[int]) -> dict[int, list[Inventory]]:
-    """provider id -> its inventory records (by class id), for many providers at once."""
-    found: dict[int, list[Inventory]] = {provider_id: [] for provider_id in provider_ids}
-    if not found:
-        return found
-    rows = connection.execute(
-        _inventory_select()
-        .where(_inventories.c.resource_provider_id.in_(sorted(found)))
-        .order_by(_inventories.c.resource_provider_id, _inventories.c.resource_class_id))
-    for row in rows:
-        found[row.resource_provider_id].append(_record_from_row(row))
-    return found
-
-
 def find_inventory(connection: Connection, provider_id: int,
                    resource_class: str) -> Inventory | None:
     """The provider's record of ``resource_class`` (by name), if any."""

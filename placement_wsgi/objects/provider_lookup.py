@@ -89,11 +89,7 @@ def bump_generation(connection: Connection, provider_id: int, expected: int) -> 
     The conditional UPDATE is what serialises concurrent writers of one
     provider: the second one to commit matches no row.
     """
-    result = connection.execute(
-        _providers.update()
-        .where(_providers.c.id == provider_id, _providers.c.generation == expected)
-        .values(generation=expected + 1, updated_at=tables.utcnow()))
-    if result.rowcount != 1:
+    if not bump_generations(connection, {provider_id: expected}):
         raise errors.ConcurrentUpdate(
             "resource provider generation conflict: another process changed the "
             "provider; refresh and try again")

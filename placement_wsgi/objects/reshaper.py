@@ -74,12 +74,15 @@ def _providers_checked(connection: Connection,
 
 
 def _replace_all(connection: Connection,
-                 wanted: list[tuple[str, list[inventory_obj.Inventory]]]) -> None:
-    """Make each provider's inventory exactly its records; every provider's generation +1.
+                 wanted: list[tuple[str, list[inventory_obj.Inventory]]],
+                 keep_others: bool = False) -> None:
+    """Write each provider's records; every provider's generation +1.
 
-    ``wanted`` is in request order: the first provider naming an unknown
-    class, or losing a class that still has allocations, is the one reported.
-    Rows whose values do not change are left alone.
+    The provider's other classes are removed, unless ``keep_others`` (step
+    1: the records are added next to the current inventory). ``wanted`` is
+    in request order: the first provider naming an unknown class, or losing
+    a class that still has allocations, is the one reported. Rows whose
+    values do not change are left alone.
     """
     if not wanted:
         return
@@ -108,7 +111,7 @@ def _replace_all(connection: Connection,
     target = {(providers[uuid][0], class_ids[record.resource_class]): record
               for uuid, records in wanted for record in records}
 
-    removed = sorted(key for key in current if key not in target)
+    removed = [] if keep_others else sorted(key for key in current if key not in target)
     if removed:
         _raise_if_removed_in_use(connection, wanted, providers, removed)
         connection.execute(_inventories.delete().where(
@@ -168,18 +171,8 @@ def _reshape(connection: Connection, targets: list[ProviderInventories],
     prepared = allocation_obj.prepare_allocations(
         connection, allocations, unknown_class_prefix=MALFORMED, **allocation_options)
     # 1. current + new inventory, so moved allocations have somewhere to land.
-    growing = [target for target in targets if target.inventories]
-    if growing:
-        provider_ids = {uuid: ids[0] for uuid, ids in _generations(
-            connection, [target.provider_uuid for target in growing]).items()}
-        existing = inventory_obj.get_inventories_of(connection, sorted(provider_ids.values()))
-        merged = []
-        for target in growing:
-            records = {record.resource_class: record
-                       for record in existing.get(provider_ids[target.provider_uuid], [])}
-            records.update((record.resource_class, record) for record in target.inventories)
-            merged.append((target.provider_uuid, list(records.values())))
-        _replace_all(connection, merged)
+    _replace_all(connection, [(target.provider_uuid, target.inventories)
+                              for target in targets if target.inventories], keep_others=True)
     # 2. the allocations, exactly as POST /allocations writes them.
     prepared.apply(connection)
     # 3. exactly the new inventory; removing a class still in use is a 409.

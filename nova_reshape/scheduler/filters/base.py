@@ -18,8 +18,9 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable
 from typing import TYPE_CHECKING, Any
 
+from nova_reshape.scheduler.config import Configured
+
 if TYPE_CHECKING:
-    from nova_reshape.scheduler.config import SchedulerConfig
     from nova_reshape.scheduler.host_state import HostState
     from nova_reshape.scheduler.request_spec import RequestSpec
 
@@ -52,7 +53,7 @@ def reject(template: str, *args: Any) -> Rejection:
     return Rejection(template, *args)
 
 
-class BaseHostFilter:
+class BaseHostFilter(Configured):
     """Base class of every host filter (built-in and third-party).
 
     Class attributes, as in nova:
@@ -65,17 +66,6 @@ class BaseHostFilter:
 
     run_filter_once_per_request = False
     RUN_ON_REBUILD = False
-
-    def __init__(self) -> None:
-        self.conf: SchedulerConfig | None = None
-
-    @property
-    def name(self) -> str:
-        return type(self).__name__
-
-    def configure(self, conf: SchedulerConfig) -> None:
-        """Receive the scheduler configuration once, before any request."""
-        self.conf = conf
 
     @staticmethod
     def reject(template: str, *args: Any) -> Rejection:

@@ -13,8 +13,9 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
+from nova_reshape.scheduler.config import Configured
+
 if TYPE_CHECKING:
-    from nova_reshape.scheduler.config import SchedulerConfig
     from nova_reshape.scheduler.host_state import HostState
     from nova_reshape.scheduler.request_spec import RequestSpec
 
@@ -36,7 +37,7 @@ def normalize(values: Sequence[float], minval: float | None = None,
     return [(value - low) / span for value in values]
 
 
-class BaseHostWeigher:
+class BaseHostWeigher(Configured):
     """Base class of every host weigher (built-in and third-party).
 
     ``minval``/``maxval`` fix a normalization bound instead of taking it from
@@ -49,17 +50,6 @@ class BaseHostWeigher:
     maxval: float | None = None
     multiplier_option: str | None = None
     multiplier_sign = 1
-
-    def __init__(self) -> None:
-        self.conf: SchedulerConfig | None = None
-
-    @property
-    def name(self) -> str:
-        return type(self).__name__
-
-    def configure(self, conf: SchedulerConfig) -> None:
-        """Receive the scheduler configuration once, before any request."""
-        self.conf = conf
 
     def config_multiplier(self) -> float:
         """The configured multiplier (before per-aggregate overrides)."""
