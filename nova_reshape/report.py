@@ -50,6 +50,7 @@ from nova_reshape.report_base import (
     retries,
     safe_connect,
 )
+from placement_wsgi.constants import SHARING_TRAIT
 
 __all__ = [
     "AGGREGATE_GENERATION_VERSION", "ALLOW_RESERVED_EQUAL_TOTAL_INVENTORY_VERSION",
@@ -64,8 +65,6 @@ LOG = logging.getLogger(__name__)
 AggInfo = collections.namedtuple("AggInfo", ["aggregates", "generation"])
 TraitInfo = collections.namedtuple("TraitInfo", ["traits", "generation"])
 
-#: Trait marking a provider whose inventory is shared through its aggregates.
-SHARING_TRAIT = "MISC_SHARES_VIA_AGGREGATE"
 #: Prefix of resource classes the client may create.
 CUSTOM_PREFIX = "CUSTOM_"
 

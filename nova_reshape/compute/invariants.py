@@ -29,6 +29,8 @@ import dataclasses
 from collections.abc import Iterable, Mapping
 from typing import Any
 
+from placement_wsgi.capacity import capacity as shared_capacity
+
 Allocations = Mapping[str, Mapping[str, Any]]
 Inventories = Mapping[str, Mapping[str, Mapping[str, Any]]]
 
@@ -69,8 +71,8 @@ def usage(allocations: Allocations) -> dict[str, dict[str, int]]:
 
 def capacity(record: Mapping[str, Any]) -> float:
     """``(total - reserved) * allocation_ratio`` with Placement's defaults."""
-    return ((record["total"] - record.get("reserved", 0))
-            * float(record.get("allocation_ratio", 1.0)))
+    return shared_capacity(record["total"], record.get("reserved", 0),
+                           float(record.get("allocation_ratio", 1.0)))
 
 
 def check_conservation(before: Allocations, after: Allocations, scope_before: Iterable[str],

@@ -24,8 +24,7 @@ from nova_reshape.provider_tree import ProviderTree
 from nova_reshape.virt.described import DescribedDriver
 from nova_reshape.virt.host import Node
 from nova_reshape.virt.shim import ChildPlan, DeviceShim, Move, ShimProblem
-
-SHARING_TRAIT = "MISC_SHARES_VIA_AGGREGATE"
+from placement_wsgi.constants import SHARING_TRAIT
 
 #: code -> (what it means, how to fix it).
 FAILURE_CLASSES: dict[str, tuple[str, str]] = {

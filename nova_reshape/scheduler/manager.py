@@ -60,11 +60,11 @@ from nova_reshape.scheduler.request_spec import RequestSpec
 from nova_reshape.scheduler.scenario import attach_aggregates, build_host_state
 from nova_reshape.scheduler.selection import Selection
 from nova_reshape.scheduler.sources import host_states_from_allocation_candidates
+from placement_wsgi.constants import SHARING_TRAIT
 
 LOG = logging.getLogger(__name__)
 
 NOT_ENOUGH_HOSTS = "There are not enough hosts available."
-SHARING_TRAIT = "MISC_SHARES_VIA_AGGREGATE"
 
 
 @dataclass

@@ -26,10 +26,10 @@ from sqlalchemy.engine import Connection
 
 from placement_wsgi import errors
 from placement_wsgi.candidates.request import CandidateRequest
+from placement_wsgi.capacity import usable
+from placement_wsgi.constants import SHARING_TRAIT
 from placement_wsgi.db import tables
 from placement_wsgi.db.rows import connection_rows
-
-SHARING_TRAIT = "MISC_SHARES_VIA_AGGREGATE"
 
 _rp = tables.resource_providers
 _inv = tables.inventories
@@ -205,7 +205,7 @@ class Snapshot:
         if free is None:
             row = self.inventories[rc][provider]
             used = self.usage.get(rc, {}).get(provider, 0)
-            free = min(int((row[TOTAL] - row[RESERVED]) * row[RATIO]) - used, row[MAX_UNIT])
+            free = min(usable(row[TOTAL], row[RESERVED], row[RATIO]) - used, row[MAX_UNIT])
             self._room[key] = free
         return free
 
@@ -373,7 +373,7 @@ class Loader:
             for provider in providers.intersection(by_provider):
                 _, _, total, reserved, _, _, _, ratio = by_provider[provider]
                 resources[provider].append(
-                    (rc, int((total - reserved) * ratio), used.get(provider, 0)))
+                    (rc, usable(total, reserved, ratio), used.get(provider, 0)))
         if version >= (1, 27):  # every other class too
             requested = self.resolved.requested_classes
             query = (sa.select(_inv.c.resource_provider_id, _inv.c.resource_class_id,
@@ -390,7 +390,7 @@ class Loader:
                            _alloc.c.resource_class_id.not_in(sorted(requested)))
                     .group_by(_alloc.c.resource_provider_id, _alloc.c.resource_class_id)))
                 for provider, rc, total, reserved, ratio in rows:
-                    resources[provider].append((rc, int((total - reserved) * ratio),
+                    resources[provider].append((rc, usable(total, reserved, ratio),
                                                 usage.get(rc, {}).get(provider, 0)))
         if version >= (1, 17):
             query = (sa.select(_rpt.c.resource_provider_id, _traits.c.name)

@@ -12,6 +12,7 @@ import webob
 from placement_wsgi import microversion, util
 from placement_wsgi.handlers.common import context_of
 from placement_wsgi.objects import aggregate as aggregate_obj
+from placement_wsgi.objects.provider_lookup import require_provider
 from placement_wsgi.schemas import aggregate as schema
 
 
@@ -45,7 +46,7 @@ def _set_aggregates(request: webob.Request, uuid: str) -> webob.Response:
     """Order: policy, provider 404, body, then (1.19+) generation, then write."""
     context = context_of(request)
     context.can("placement:resource_providers:aggregates:update")
-    aggregate_obj.require_provider(context.database, uuid)
+    require_provider(context.database, uuid)
     if microversion.version_of(request) >= (1, 19):
         data = util.json_body(request, schema.SET_AGGREGATES_V1_19)
         uuids, generation = data["aggregates"], data["resource_provider_generation"]

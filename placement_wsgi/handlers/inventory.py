@@ -18,6 +18,7 @@ from placement_wsgi import errors, microversion, util
 from placement_wsgi.handlers.common import context_of
 from placement_wsgi.objects import inventory as inventory_obj
 from placement_wsgi.objects import resource_class as rc_obj
+from placement_wsgi.objects.provider_lookup import require_provider
 from placement_wsgi.schemas import inventory as schema
 
 _CLASS_NAME = re.compile(schema.RESOURCE_CLASS_PATTERN)
@@ -74,7 +75,7 @@ def create_inventory(request: webob.Request, uuid: str) -> webob.Response:
     util.require_json_content(request)
     context = context_of(request)
     context.can("placement:resource_providers:inventories:create")
-    inventory_obj.require_provider(context.database, uuid)
+    require_provider(context.database, uuid)
     data = util.json_body(request, schema.CREATE_INVENTORY)
     record = inventory_obj.Inventory.from_body(data["resource_class"], data)
     result = inventory_obj.create_inventory(
@@ -89,7 +90,7 @@ def set_inventories(request: webob.Request, uuid: str) -> webob.Response:
     util.require_json_content(request)
     context = context_of(request)
     context.can("placement:resource_providers:inventories:update")
-    inventory_obj.require_provider(context.database, uuid)
+    require_provider(context.database, uuid)
     data = util.json_body(request, schema.SET_INVENTORIES)
     records = _records_from_put(uuid, data["inventories"])
     result = inventory_obj.set_inventories(
@@ -122,7 +123,7 @@ def update_inventory(request: webob.Request, uuid: str, resource_class: str) -> 
     util.require_json_content(request)
     context = context_of(request)
     context.can("placement:resource_providers:inventories:update")
-    inventory_obj.require_provider(context.database, uuid)
+    require_provider(context.database, uuid)
     data = util.json_body(request, schema.UPDATE_INVENTORY)
     record = inventory_obj.Inventory.from_body(resource_class, data)
     result = inventory_obj.update_inventory(

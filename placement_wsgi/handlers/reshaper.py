@@ -20,7 +20,7 @@ def reshape(request: webob.Request) -> webob.Response:
     version = microversion.version_of(request)
     data = util.json_body(request, schema.reshaper_schema(version))
     targets = [
-        reshaper_obj.ProviderInventories(
+        inventory_obj.ProviderInventories(
             provider_uuid=uuid,
             generation=entry["resource_provider_generation"],
             inventories=[inventory_obj.Inventory.from_body(name, record)

@@ -156,8 +156,3 @@ def set_provider_aggregates(database: Database, provider_uuid: str, uuids: list[
         return ProviderAggregates(list(uuids), new_generation)
 
     return database.write(body)
-
-
-def require_provider(database: Database, provider_uuid: str) -> ResourceProvider:
-    """The provider, or 404: lets a handler 404 before it parses the body."""
-    return database.read(get_provider, provider_uuid)

@@ -25,6 +25,7 @@ import sqlalchemy as sa
 from sqlalchemy.engine import Connection
 
 from placement_wsgi import errors
+from placement_wsgi.capacity import capacity
 from placement_wsgi.db import tables
 from placement_wsgi.db.database import Database, RetryTransaction, TransactionRetriesExhausted
 from placement_wsgi.objects import consumer as consumer_obj
@@ -67,7 +68,7 @@ class _Inventory:
 
     @property
     def write_capacity(self) -> float:
-        return (self.total - self.reserved) * self.allocation_ratio
+        return capacity(self.total, self.reserved, self.allocation_ratio)
 
 
 def _ordered_unique(values: list[str]) -> list[str]:

@@ -28,12 +28,14 @@ import sqlalchemy as sa
 from sqlalchemy.engine import Connection
 
 from placement_wsgi import errors
+from placement_wsgi.capacity import usable
 from placement_wsgi.db import tables
 from placement_wsgi.db.database import Database, RetryTransaction
 from placement_wsgi.objects import resource_class as rc_obj
 from placement_wsgi.objects.provider_lookup import (
     ResourceProvider,
     bump_generation,
+    bump_or_conflict,
     check_generation,
     get_provider,
 )
@@ -69,7 +71,7 @@ class Inventory:
     @property
     def capacity(self) -> int:
         """Reported capacity: ``int((total - reserved) * allocation_ratio)``."""
-        return int((self.total - self.reserved) * self.allocation_ratio)
+        return usable(self.total, self.reserved, self.allocation_ratio)
 
     @property
     def modified_at(self) -> datetime.datetime | None:
@@ -91,10 +93,16 @@ class Inventory:
 
 @dataclasses.dataclass(frozen=True)
 class ProviderInventories:
-    """A provider's generation and its inventory records (by class id order)."""
+    """A provider's generation and its complete inventory.
+
+    Read back, the records are in class id order and ``provider_uuid`` may be
+    left out (the route names the provider); as a reshaper target it names
+    the provider and carries the generation the client saw.
+    """
 
     generation: int
     inventories: list[Inventory]
+    provider_uuid: str | None = None
 
     @property
     def modified_at(self) -> datetime.datetime | None:
@@ -117,10 +125,6 @@ class ProviderInventory:
 
 class ResourceClassNotFound(errors.BadRequest):
     """``No such resource class <name>.``; callers add their route's prefix."""
-
-    def __init__(self, name: str) -> None:
-        super().__init__(rc_obj.no_such_class(name))
-        self.name = name
 
 
 class InvalidInventoryCapacity(errors.BadRequest):
@@ -191,15 +195,6 @@ def check_capacity(records: Iterable[Inventory], provider_uuid: str,
                 f"'{provider_uuid}'. The reserved value is {relation} total.")
 
 
-def resource_class_ids(connection: Connection, names: Sequence[str]) -> dict[str, int]:
-    """Ids of ``names`` in one query; the first unknown one (in order) is a 400."""
-    found = rc_obj.ids_by_name(connection, names)
-    for name in names:
-        if name not in found:
-            raise ResourceClassNotFound(name)
-    return found
-
-
 def classes_in_use(connection: Connection, provider_id: int,
                    class_ids: Iterable[int]) -> list[int]:
     """Which of ``class_ids`` have at least one allocation on the provider (sorted)."""
@@ -221,33 +216,112 @@ def _raise_if_in_use(connection: Connection, provider: ResourceProvider,
         raise InventoryInUse([names[class_id] for class_id in busy], provider.uuid)
 
 
-def _update_rows(connection: Connection, provider_id: int,
-                 records: Mapping[int, Inventory]) -> None:
-    """Overwrite the existing rows of ``records`` (class id -> record), one executemany."""
-    if not records:
-        return
-    statement = (
-        _inventories.update()
-        .where(_inventories.c.resource_provider_id == sa.bindparam("_provider_id"),
-               _inventories.c.resource_class_id == sa.bindparam("_class_id"))
-        .values({**{field: sa.bindparam(field) for field in OUTPUT_FIELDS},
-                 "updated_at": sa.bindparam("_updated_at")}))
-    now = tables.utcnow()
-    connection.execute(statement, [
-        {"_provider_id": provider_id, "_class_id": class_id, "_updated_at": now,
-         **record.as_dict()}
-        for class_id, record in records.items()])
+_UPDATE_FIELDS = {**{field: sa.bindparam(field) for field in OUTPUT_FIELDS},
+                  "updated_at": sa.bindparam("_updated_at")}
 
 
-def _insert_rows(connection: Connection, provider_id: int,
-                 records: Mapping[int, Inventory]) -> None:
-    if not records:
+def _insert_rows(connection: Connection, rows: Mapping[tuple[int, int], Inventory]) -> None:
+    """Insert ``(provider id, class id) -> record`` in one executemany."""
+    if not rows:
         return
     now = tables.utcnow()
     connection.execute(_inventories.insert(), [
         {"resource_provider_id": provider_id, "resource_class_id": class_id,
          "created_at": now, **record.as_dict()}
-        for class_id, record in records.items()])
+        for (provider_id, class_id), record in rows.items()])
+
+
+def _update_rows(connection: Connection, rows: Mapping[tuple[int, int], Inventory]) -> None:
+    """Overwrite the existing rows ``(provider id, class id) -> record``, one executemany."""
+    if not rows:
+        return
+    statement = (
+        _inventories.update()
+        .where(_inventories.c.resource_provider_id == sa.bindparam("_provider_id"),
+               _inventories.c.resource_class_id == sa.bindparam("_class_id"))
+        .values(_UPDATE_FIELDS))
+    now = tables.utcnow()
+    connection.execute(statement, [
+        {"_provider_id": provider_id, "_class_id": class_id, "_updated_at": now,
+         **record.as_dict()}
+        for (provider_id, class_id), record in rows.items()])
+
+
+def _changed(row: Mapping[str, Any], record: Inventory) -> bool:
+    return any(row[field] != value for field, value in record.as_dict().items()
+               if field != "allocation_ratio") or (
+        float(row["allocation_ratio"]) != float(record.allocation_ratio))
+
+
+def _raise_first_in_use(connection: Connection, wanted: Sequence[ProviderInventories],
+                        ids: Mapping[str, int], removed: Sequence[tuple[int, int]]) -> None:
+    """:class:`InventoryInUse` for the first provider (in ``wanted`` order) losing a used class."""
+    busy = {(row.resource_provider_id, row.resource_class_id) for row in connection.execute(
+        sa.select(_allocations.c.resource_provider_id, _allocations.c.resource_class_id)
+        .distinct()
+        .where(_allocations.c.resource_provider_id.in_(
+                   sorted({provider_id for provider_id, _ in removed})),
+               _allocations.c.resource_class_id.in_(
+                   sorted({class_id for _, class_id in removed}))))}
+    busy &= set(removed)
+    if not busy:
+        return
+    names = rc_obj.names_by_id(connection, {class_id for _, class_id in busy})
+    for target in wanted:
+        provider_id = ids[target.provider_uuid]
+        classes = sorted(class_id for owner, class_id in busy if owner == provider_id)
+        if classes:
+            raise InventoryInUse([names[class_id] for class_id in classes],
+                                 target.provider_uuid)
+
+
+def replace_many(connection: Connection, wanted: Sequence[ProviderInventories],
+                 ids: Mapping[str, int], *, keep_others: bool = False,
+                 rewrite_unchanged: bool = False) -> None:
+    """Write each provider's records in a few set-based statements.
+
+    The one inventory writer behind PUT and DELETE of a provider's
+    inventories and the reshaper's steps. ``wanted[i].generation`` is the
+    generation each provider must still be at; every provider's generation
+    goes up by one (a lost race raises ``errors.ConcurrentUpdate``) whatever
+    changes, even none. ``ids`` maps each uuid to its provider id.
+
+    The provider's other classes are removed, unless ``keep_others`` (the
+    reshaper's first step adds records next to the current inventory).
+    Checks, in ``wanted`` order: unknown class (the first one named,
+    :class:`ResourceClassNotFound`), then a removed class that still has
+    allocations (:class:`InventoryInUse`). Kept classes may shrink below
+    their usage. Rows whose values do not change are left alone unless
+    ``rewrite_unchanged`` (the PUT route's rows all get a new ``updated_at``).
+    """
+    if not wanted:
+        return
+    bump_or_conflict(connection, {ids[target.provider_uuid]: target.generation
+                                  for target in wanted})
+    class_ids = rc_obj.require_classes(
+        connection, [record.resource_class for target in wanted
+                     for record in target.inventories], error=ResourceClassNotFound)
+    current: dict[tuple[int, int], dict] = {
+        (row.resource_provider_id, row.resource_class_id): row._asdict()
+        for row in connection.execute(
+            sa.select(_inventories.c.id, _inventories.c.resource_provider_id,
+                      _inventories.c.resource_class_id,
+                      *(_inventories.c[field] for field in OUTPUT_FIELDS))
+            .where(_inventories.c.resource_provider_id.in_(
+                sorted(ids[target.provider_uuid] for target in wanted))))}
+    target_rows = {(ids[target.provider_uuid], class_ids[record.resource_class]): record
+                   for target in wanted for record in target.inventories}
+
+    removed = [] if keep_others else sorted(key for key in current if key not in target_rows)
+    if removed:
+        _raise_first_in_use(connection, wanted, ids, removed)
+        connection.execute(_inventories.delete().where(
+            _inventories.c.id.in_(sorted(current[key]["id"] for key in removed))))
+    _insert_rows(connection, {key: record for key, record in target_rows.items()
+                              if key not in current})
+    _update_rows(connection, {key: record for key, record in target_rows.items()
+                              if key in current
+                              and (rewrite_unchanged or _changed(current[key], record))})
 
 
 def replace_inventories(
@@ -263,33 +337,15 @@ def replace_inventories(
     ``generation`` is the provider generation expected now (default: the
     one in ``provider``); it is bumped by one whatever changes, even none.
     Checks, in order: capacity (only when ``check_capacity_version`` is
-    given; the reshaper skips it), resource class existence
-    (:class:`ResourceClassNotFound`), then that no removed class has
-    allocations (:class:`InventoryInUse`). Kept classes may shrink below
-    their usage. A lost generation race raises ``errors.ConcurrentUpdate``.
+    given), then those of :func:`replace_many`. A lost generation race
+    raises ``errors.ConcurrentUpdate``.
     """
     expected = provider.generation if generation is None else generation
-    new_generation = bump_generation(connection, provider.id, expected)
     if check_capacity_version is not None:
         check_capacity(records, provider.uuid, check_capacity_version)
-    ids = resource_class_ids(connection, [record.resource_class for record in records])
-    wanted = {ids[record.resource_class]: record for record in records}
-    current = set(connection.execute(
-        sa.select(_inventories.c.resource_class_id)
-        .where(_inventories.c.resource_provider_id == provider.id)).scalars())
-    removed = current - set(wanted)
-    if removed:
-        _raise_if_in_use(connection, provider, removed)
-        connection.execute(_inventories.delete().where(
-            _inventories.c.resource_provider_id == provider.id,
-            _inventories.c.resource_class_id.in_(sorted(removed))))
-    _insert_rows(connection, provider.id,
-                 {class_id: record for class_id, record in wanted.items()
-                  if class_id not in current})
-    _update_rows(connection, provider.id,
-                 {class_id: record for class_id, record in wanted.items()
-                  if class_id in current})
-    return new_generation
+    replace_many(connection, [ProviderInventories(expected, list(records), provider.uuid)],
+                 {provider.uuid: provider.id}, rewrite_unchanged=True)
+    return expected + 1
 
 
 def _bump_or_rerun(connection: Connection, provider: ResourceProvider) -> int:
@@ -301,11 +357,6 @@ def _bump_or_rerun(connection: Connection, provider: ResourceProvider) -> int:
 
 
 # -- the routes ----------------------------------------------------------------------
-
-
-def require_provider(database: Database, uuid: str, message: str | None = None) -> None:
-    """404 unless the provider exists (routes check this before reading the body)."""
-    database.read(get_provider, uuid, message)
 
 
 def list_inventories(database: Database, provider_uuid: str,
@@ -332,7 +383,8 @@ def create_inventory(database: Database, provider_uuid: str, record: Inventory,
         provider = get_provider(connection, provider_uuid)
         try:
             check_capacity([record], provider.uuid, version)
-            class_id = resource_class_ids(connection, [record.resource_class])[
+            class_id = rc_obj.require_classes(
+                connection, [record.resource_class], error=ResourceClassNotFound)[
                 record.resource_class]
         except (InvalidInventoryCapacity, ResourceClassNotFound) as error:
             raise errors.BadRequest(prefix + error.message) from error
@@ -342,7 +394,7 @@ def create_inventory(database: Database, provider_uuid: str, record: Inventory,
                 f"Update conflict: Inventory for '{record.resource_class}' on resource "
                 f"provider '{provider.uuid}' already exists.")
         try:
-            _insert_rows(connection, provider.id, {class_id: record})
+            _insert_rows(connection, {(provider.id, class_id): record})
         except sa.exc.IntegrityError as error:  # inserted by a racing writer
             raise RetryTransaction() from error
         return ProviderInventory(generation, record)
@@ -440,7 +492,7 @@ def update_inventory(database: Database, provider_uuid: str, generation: int,
             raise errors.BadRequest(
                 "No inventory record with resource class for resource provider "
                 f"{provider.uuid}: No inventory of class {record.resource_class} found.")
-        _update_rows(connection, provider.id, {class_id: record})
+        _update_rows(connection, {(provider.id, class_id): record})
         return ProviderInventory(new_generation, record)
 
     return database.write(body)

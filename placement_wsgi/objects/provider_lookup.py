@@ -10,6 +10,7 @@ from sqlalchemy.engine import Connection
 
 from placement_wsgi import errors
 from placement_wsgi.db import tables
+from placement_wsgi.db.database import Database
 
 _providers = tables.resource_providers
 _parents = _providers.alias("parent")
@@ -89,11 +90,16 @@ def bump_generation(connection: Connection, provider_id: int, expected: int) -> 
     The conditional UPDATE is what serialises concurrent writers of one
     provider: the second one to commit matches no row.
     """
-    if not bump_generations(connection, {provider_id: expected}):
+    bump_or_conflict(connection, {provider_id: expected})
+    return expected + 1
+
+
+def bump_or_conflict(connection: Connection, expected: dict[int, int]) -> None:
+    """:func:`bump_generations`, raising 409 when any provider had changed."""
+    if not bump_generations(connection, expected):
         raise errors.ConcurrentUpdate(
             "resource provider generation conflict: another process changed the "
             "provider; refresh and try again")
-    return expected + 1
 
 
 def bump_generations(connection: Connection, expected: dict[int, int]) -> bool:
@@ -112,3 +118,9 @@ def bump_generations(connection: Connection, expected: dict[int, int]) -> bool:
                         for provider_id, generation in sorted(expected.items()))))
         .values(generation=_providers.c.generation + 1, updated_at=tables.utcnow()))
     return result.rowcount == len(expected)
+
+
+def require_provider(database: Database, uuid: str,
+                     message: str | None = None) -> ResourceProvider:
+    """The provider, or 404: lets a handler 404 before it parses the body."""
+    return database.read(get_provider, uuid, message)

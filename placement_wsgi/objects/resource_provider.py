@@ -28,6 +28,7 @@ import sqlalchemy as sa
 from sqlalchemy.engine import Connection
 
 from placement_wsgi import errors, util
+from placement_wsgi.capacity import capacity
 from placement_wsgi.db import tables
 from placement_wsgi.db.database import Database, RetryTransaction
 from placement_wsgi.objects import resource_class as resource_class_obj
@@ -348,7 +349,8 @@ def _with_capacity(class_id: int, amount: int) -> sa.Select:
         .where(
             inventories.c.resource_class_id == class_id,
             sa.func.coalesce(usage.c.used, 0) + requested
-            <= (inventories.c.total - inventories.c.reserved) * inventories.c.allocation_ratio,
+            <= capacity(inventories.c.total, inventories.c.reserved,
+                        inventories.c.allocation_ratio),
             inventories.c.min_unit <= requested,
             inventories.c.max_unit >= requested,
             requested % inventories.c.step_size == 0,

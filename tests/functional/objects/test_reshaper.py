@@ -15,9 +15,9 @@ from tests.functional.objects.test_usage import add_consumer, allocate
 OPTIONS = {"set_consumer_type": True, "incomplete_project": "p", "incomplete_user": "u"}
 
 
-def _target(database, uuid: str, *records: Inventory) -> reshaper_obj.ProviderInventories:
-    return reshaper_obj.ProviderInventories(
-        uuid, seed.provider_generation(database, uuid), list(records))
+def _target(database, uuid: str, *records: Inventory) -> inventory_obj.ProviderInventories:
+    return inventory_obj.ProviderInventories(
+        seed.provider_generation(database, uuid), list(records), uuid)
 
 
 def _totals(database, uuid: str) -> dict[str, int]:
@@ -88,7 +88,7 @@ def test_unknown_class_of_a_later_provider_rolls_back_the_earlier_ones(database)
 
 def test_stale_generation_names_the_provider(database):
     provider = seed.add_provider(database)
-    stale = reshaper_obj.ProviderInventories(
-        provider, seed.provider_generation(database, provider) + 1, [])
+    stale = inventory_obj.ProviderInventories(
+        seed.provider_generation(database, provider) + 1, [], provider)
     with pytest.raises(errors.ConcurrentUpdate, match=f"provider {provider}: actual"):
         reshaper_obj.reshape(database, [stale], [], **OPTIONS)

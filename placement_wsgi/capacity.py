@@ -1,0 +1,27 @@
+"""The one home of an inventory record's capacity.
+
+``(total - reserved) * allocation_ratio`` is how much of a resource class a
+provider can hand out. Writes (allocations) compare usage against the exact
+product; what reads report and what the candidate engine offers is that
+product truncated to an integer. The same function builds the SQL
+expression: given SQLAlchemy columns it returns a column expression, so the
+query-side filter and the Python-side checks cannot drift apart.
+
+No imports beyond typing: tools outside the service (the reshape
+invariants) use it too without loading the service.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+
+def capacity(total: Any, reserved: Any, allocation_ratio: Any) -> Any:
+    """``(total - reserved) * allocation_ratio``: a float for numbers, an SQL
+    expression for columns."""
+    return (total - reserved) * allocation_ratio
+
+
+def usable(total: int, reserved: int, allocation_ratio: float) -> int:
+    """The capacity reads report and candidates offer: :func:`capacity` truncated."""
+    return int(capacity(total, reserved, allocation_ratio))
