@@ -12,7 +12,8 @@ import webob
 import webob.dec
 import webob.exc
 
-from placement_wsgi.context import ENVIRON_CONTEXT, RequestContext
+from placement_wsgi import environ_keys
+from placement_wsgi.context import RequestContext
 
 
 def _is_root(environ: dict[str, Any]) -> bool:
@@ -68,7 +69,7 @@ class ContextBuilder:
         context = RequestContext.from_environ(request.environ, app=self.placement_app)
         if not _is_root(request.environ) and not context.user_id:
             return _unauthorized()
-        request.environ[ENVIRON_CONTEXT] = context
+        request.environ[environ_keys.CONTEXT] = context
         return self.application
 
 

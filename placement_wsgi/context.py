@@ -2,17 +2,13 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from oslo_context import context as oslo_context
 from oslo_policy import policy as oslo_policy
 
 from placement_wsgi import errors
-
-if TYPE_CHECKING:
-    from placement_wsgi.deploy import PlacementApp
-
-ENVIRON_CONTEXT = "placement.context"
+from placement_wsgi.app import PlacementApp
 
 
 class RequestContext(oslo_context.RequestContext):

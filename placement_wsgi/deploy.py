@@ -15,7 +15,8 @@ import webob.dec
 from oslo_config import cfg
 from oslo_middleware import cors, request_id
 
-from placement_wsgi import auth, errors, microversion, policy
+from placement_wsgi import auth, environ_keys, errors, microversion
+from placement_wsgi.app import PlacementApp
 from placement_wsgi.db import migration
 from placement_wsgi.db.database import Database, TransactionRetriesExhausted
 from placement_wsgi.router import Router
@@ -51,15 +52,6 @@ def database_from_conf(conf: cfg.ConfigOpts) -> Database:
     )
 
 
-class PlacementApp:
-    """What every request of one app shares: conf, database, policy."""
-
-    def __init__(self, conf: cfg.ConfigOpts, database: Database) -> None:
-        self.conf = conf
-        self.database = database
-        self.enforcer = policy.make_enforcer(conf)
-
-
 class MicroversionMiddleware:
     """Negotiate the version, render PlacementErrors, add version headers."""
 
@@ -77,7 +69,7 @@ class MicroversionMiddleware:
                          "max_version": str(microversion.MAX_VERSION)}
             cls = errors.BadRequest if error.status == 400 else errors.NotAcceptable
             return errors.to_response(cls(error.message, body_extra=extra), request)
-        request.environ[errors.ENVIRON_VERSION] = version
+        request.environ[environ_keys.VERSION] = version
         try:
             _check_content_headers(request)
             response = request.get_response(self.application)

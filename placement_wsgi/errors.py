@@ -13,6 +13,8 @@ from typing import Any
 import webob
 import webob.exc
 
+from placement_wsgi import environ_keys
+
 UNDEFINED = "placement.undefined_code"
 CONCURRENT_UPDATE = "placement.concurrent_update"
 INVENTORY_INUSE = "placement.inventory.inuse"
@@ -23,11 +25,6 @@ PROVIDER_NOT_FOUND = "placement.resource_provider.not_found"
 QUERY_DUPLICATE_KEY = "placement.query.duplicate_key"
 QUERY_BAD_VALUE = "placement.query.bad_value"
 QUERY_MISSING_VALUE = "placement.query.missing_value"
-
-#: environ keys the renderer reads.
-ENVIRON_VERSION = "placement.microversion"
-ENVIRON_ERROR_CODE = "placement.error_code"
-ENVIRON_EXTRA = "placement.error_extra"
 
 
 class PlacementError(Exception):
@@ -123,19 +120,19 @@ def _json_formatter(body: str, status: str, title: str, environ: dict) -> dict:
         "status": int(status.split(" ", 1)[0]),
         "title": title,
         "detail": detail,
-        "request_id": environ.get("openstack.request_id"),
+        "request_id": environ.get(environ_keys.REQUEST_ID),
     }
-    version = environ.get(ENVIRON_VERSION)
+    version = environ.get(environ_keys.VERSION)
     if version is not None and version >= (1, 23):
-        error["code"] = environ.get(ENVIRON_ERROR_CODE) or UNDEFINED
-    error.update(environ.get(ENVIRON_EXTRA) or {})
+        error["code"] = environ.get(environ_keys.ERROR_CODE) or UNDEFINED
+    error.update(environ.get(environ_keys.ERROR_EXTRA) or {})
     return {"errors": [error]}
 
 
 def to_response(error: PlacementError, request: webob.Request) -> webob.Response:
     """Render ``error`` as a WebOb response for ``request``."""
-    request.environ[ENVIRON_ERROR_CODE] = error.code
-    request.environ[ENVIRON_EXTRA] = error.extra.get("body_extra")
+    request.environ[environ_keys.ERROR_CODE] = error.code
+    request.environ[environ_keys.ERROR_EXTRA] = error.extra.get("body_extra")
     webob_class = _WEBOB_CLASSES.get(error.status, webob.exc.HTTPInternalServerError)
     kwargs: dict[str, Any] = {"json_formatter": _json_formatter}
     if error.status == 405:

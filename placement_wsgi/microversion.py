@@ -13,7 +13,7 @@ from typing import Any
 import microversion_parse
 import webob
 
-from placement_wsgi import errors
+from placement_wsgi import environ_keys, errors
 
 SERVICE_TYPE = "placement"
 MIN_VERSION = microversion_parse.Version(1, 0)
@@ -55,7 +55,7 @@ def negotiate(environ: dict[str, Any]) -> Version:
 
 def version_of(request: webob.Request) -> Version:
     """The negotiated version of ``request``."""
-    return request.environ[errors.ENVIRON_VERSION]
+    return request.environ[environ_keys.VERSION]
 
 
 def response_header_value(version: Version) -> str:

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import dataclasses
 
-from placement_wsgi import errors, util
+from placement_wsgi import errors, uuids
 from placement_wsgi.microversion import Version
 
 _RESOURCES_FORM = (
@@ -159,7 +159,7 @@ def parse_member_of(values: list[str], version: Version, key: str = "member_of")
                 f"'!in:' keyword using the valid microversion. Got: {value}")
         ids = body.split(",")
         for aggregate in ids:
-            if not util.is_lenient_uuid(aggregate):
+            if not uuids.is_lenient_uuid(aggregate):
                 raise errors.BadRequest(
                     f"{_INVALID_QUERY}Expected 'member_of' parameter to contain valid "
                     f"UUID(s). Got: {aggregate}")

@@ -1,8 +1,9 @@
 """Request parsing and response building shared by every handler.
 
-Handlers parse and format; this module is the one place for the rules of
-placement-api.md §4: Accept and Content-Type checks, JSON bodies validated
-against a JSON Schema, query strings, cache headers and links.
+Handlers parse and format; this module is the one place for the request
+and response rules every route shares: Accept and Content-Type checks, JSON
+bodies validated against a JSON Schema, query strings, cache headers and
+links. The pure UUID checks live in :mod:`placement_wsgi.uuids`.
 """
 
 from __future__ import annotations
@@ -10,8 +11,6 @@ from __future__ import annotations
 import datetime
 import email.utils
 import json
-import re
-import uuid as uuid_module
 from collections.abc import Callable, Iterable
 from typing import Any
 
@@ -21,33 +20,7 @@ from jsonschema import Draft202012Validator, FormatChecker
 
 from placement_wsgi import errors
 from placement_wsgi.microversion import version_of
-
-# -- UUID checks ---------------------------------------------------------------
-
-_STRIP_FOR_HEX = re.compile(r"[-{}]|^urn:|uuid:", re.IGNORECASE)
-
-
-def is_lenient_uuid(value: Any) -> bool:
-    """Python-parsable UUID whose hex digits are exactly the value's digits."""
-    if not isinstance(value, str):
-        return False
-    try:
-        parsed = uuid_module.UUID(value)
-    except (ValueError, AttributeError, TypeError):
-        return False
-    return _STRIP_FOR_HEX.sub("", value).lower() == parsed.hex
-
-
-def is_strict_uuid(value: Any) -> bool:
-    """A lenient UUID with hyphens at positions 8, 13, 18 and 23."""
-    if not is_lenient_uuid(value):
-        return False
-    return len(value) == 36 and all(value[i] == "-" for i in (8, 13, 18, 23))
-
-
-def canonical_uuid(value: str) -> str:
-    return str(uuid_module.UUID(value))
-
+from placement_wsgi.uuids import is_lenient_uuid, is_strict_uuid
 
 _body_format_checker = FormatChecker()
 

@@ -14,7 +14,7 @@ import dataclasses
 import re
 from collections.abc import Sequence
 
-from placement_wsgi import errors, util
+from placement_wsgi import errors, uuids
 from placement_wsgi.microversion import Version
 from placement_wsgi.query import (
     AggregateFilter,
@@ -138,11 +138,11 @@ def _parse_groups(items: Sequence[tuple[str, str]], version: Version) -> dict[st
             group.resources = parse_resources(value)  # every value parsed, the last wins
         elif prefix == "in_tree":
             tree = value.strip()
-            if not util.is_lenient_uuid(tree):
+            if not uuids.is_lenient_uuid(tree):
                 raise errors.BadRequest(
                     "Invalid query string parameters: Expected 'in_tree' parameter to be a "
                     f"format of uuid. Got: {value}")
-            group.in_tree = util.canonical_uuid(tree)
+            group.in_tree = uuids.canonical_uuid(tree)
         elif key not in parsed_keys:
             # required/member_of read every value of their key at once
             parsed_keys.add(key)

@@ -13,6 +13,7 @@ from placement_wsgi import microversion, util
 from placement_wsgi.handlers.common import context_of
 from placement_wsgi.objects import aggregate as aggregate_obj
 from placement_wsgi.objects.provider_lookup import require_provider
+from placement_wsgi.policy.names import Rule
 from placement_wsgi.schemas import aggregate as schema
 
 
@@ -31,7 +32,7 @@ def get_aggregates(request: webob.Request, uuid: str) -> webob.Response:
 @microversion.minimum(1, 1)
 def _get_aggregates(request: webob.Request, uuid: str) -> webob.Response:
     context = context_of(request)
-    context.can("placement:resource_providers:aggregates:list")
+    context.can(Rule.RESOURCE_PROVIDERS_AGGREGATES_LIST)
     aggregates = aggregate_obj.get_provider_aggregates(context.database, uuid)
     return util.json_response(request, _body(request, aggregates))
 
@@ -45,7 +46,7 @@ def set_aggregates(request: webob.Request, uuid: str) -> webob.Response:
 def _set_aggregates(request: webob.Request, uuid: str) -> webob.Response:
     """Order: policy, provider 404, body, then (1.19+) generation, then write."""
     context = context_of(request)
-    context.can("placement:resource_providers:aggregates:update")
+    context.can(Rule.RESOURCE_PROVIDERS_AGGREGATES_UPDATE)
     require_provider(context.database, uuid)
     if microversion.version_of(request) >= (1, 19):
         data = util.json_body(request, schema.SET_AGGREGATES_V1_19)

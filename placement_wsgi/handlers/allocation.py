@@ -7,16 +7,17 @@ from typing import Any
 
 import webob
 
-from placement_wsgi import errors, microversion, util
+from placement_wsgi import errors, microversion, util, uuids
 from placement_wsgi.handlers.common import context_of
 from placement_wsgi.objects import allocation as allocation_obj
+from placement_wsgi.policy.names import Rule
 from placement_wsgi.schemas import allocation as schema
 
 
 def list_for_consumer(request: webob.Request, consumer_uuid: str) -> webob.Response:
     util.check_accept_json(request)
     context = context_of(request)
-    context.can("placement:allocations:list")
+    context.can(Rule.ALLOCATIONS_LIST)
     version = microversion.version_of(request)
     view = allocation_obj.get_consumer_allocations(context.database, consumer_uuid)
     body: dict[str, Any] = {"allocations": view.allocations}
@@ -34,7 +35,7 @@ def list_for_consumer(request: webob.Request, consumer_uuid: str) -> webob.Respo
 def list_for_resource_provider(request: webob.Request, uuid: str) -> webob.Response:
     util.check_accept_json(request)
     context = context_of(request)
-    context.can("placement:resource_providers:allocations:list")
+    context.can(Rule.RESOURCE_PROVIDERS_ALLOCATIONS_LIST)
     try:
         view = allocation_obj.get_provider_allocations(context.database, uuid)
     except errors.NotFound as error:
@@ -86,10 +87,10 @@ def _write(request: webob.Request, requests: list[allocation_obj.ConsumerAllocat
 def set_allocations_for_consumer(request: webob.Request, consumer_uuid: str) -> webob.Response:
     util.require_json_content(request)
     context = context_of(request)
-    context.can("placement:allocations:update")
-    if not util.is_lenient_uuid(consumer_uuid):
+    context.can(Rule.ALLOCATIONS_UPDATE)
+    if not uuids.is_lenient_uuid(consumer_uuid):
         raise errors.BadRequest(f"Malformed consumer_uuid: {consumer_uuid}")
-    consumer_uuid = util.canonical_uuid(consumer_uuid)
+    consumer_uuid = uuids.canonical_uuid(consumer_uuid)
     data = util.json_body(request, schema.put_schema(microversion.version_of(request)))
     write = consumer_request(request, consumer_uuid, data)
     _write(request, [write],
@@ -101,7 +102,7 @@ def set_allocations_for_consumer(request: webob.Request, consumer_uuid: str) -> 
 def set_allocations(request: webob.Request) -> webob.Response:
     util.require_json_content(request)
     context = context_of(request)
-    context.can("placement:allocations:manage")
+    context.can(Rule.ALLOCATIONS_MANAGE)
     data = util.json_body(request, schema.post_schema(microversion.version_of(request)))
     writes = [consumer_request(request, consumer_uuid, entry)
               for consumer_uuid, entry in data.items()]
@@ -111,6 +112,6 @@ def set_allocations(request: webob.Request) -> webob.Response:
 
 def delete_allocations(request: webob.Request, consumer_uuid: str) -> webob.Response:
     context = context_of(request)
-    context.can("placement:allocations:delete")
+    context.can(Rule.ALLOCATIONS_DELETE)
     allocation_obj.delete_consumer_allocations(context.database, consumer_uuid)
     return util.empty_response(204)

@@ -13,6 +13,7 @@ from placement_wsgi import microversion, util
 from placement_wsgi.candidates import engine
 from placement_wsgi.candidates.request import parse_query
 from placement_wsgi.handlers.common import context_of
+from placement_wsgi.policy.names import Rule
 from placement_wsgi.schemas import allocation_candidate as schema
 
 
@@ -21,7 +22,7 @@ def list_allocation_candidates(request: webob.Request) -> webob.Response:
     """Allocation requests that would satisfy the query, plus provider summaries."""
     util.check_accept_json(request)
     context = context_of(request)
-    context.can("placement:allocation_candidates:list")
+    context.can(Rule.ALLOCATION_CANDIDATES_LIST)
     version = microversion.version_of(request)
     util.validate_query(request, schema.query_schema(version))
     candidate_request = parse_query(list(request.GET.items()), version)

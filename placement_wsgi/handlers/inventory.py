@@ -19,6 +19,7 @@ from placement_wsgi.handlers.common import context_of
 from placement_wsgi.objects import inventory as inventory_obj
 from placement_wsgi.objects import resource_class as rc_obj
 from placement_wsgi.objects.provider_lookup import require_provider
+from placement_wsgi.policy.names import Rule
 from placement_wsgi.schemas import inventory as schema
 
 _CLASS_NAME = re.compile(schema.RESOURCE_CLASS_PATTERN)
@@ -63,7 +64,7 @@ def _records_from_put(uuid: str, inventories: dict[str, Any]) -> list[inventory_
 def get_inventories(request: webob.Request, uuid: str) -> webob.Response:
     util.check_accept_json(request)
     context = context_of(request)
-    context.can("placement:resource_providers:inventories:list")
+    context.can(Rule.RESOURCE_PROVIDERS_INVENTORIES_LIST)
     result = inventory_obj.list_inventories(context.database, uuid, _provider_not_found(uuid))
     # Upstream sends no Last-Modified (but Cache-Control) for an empty list.
     return util.json_response(
@@ -74,7 +75,7 @@ def get_inventories(request: webob.Request, uuid: str) -> webob.Response:
 def create_inventory(request: webob.Request, uuid: str) -> webob.Response:
     util.require_json_content(request)
     context = context_of(request)
-    context.can("placement:resource_providers:inventories:create")
+    context.can(Rule.RESOURCE_PROVIDERS_INVENTORIES_CREATE)
     require_provider(context.database, uuid)
     data = util.json_body(request, schema.CREATE_INVENTORY)
     record = inventory_obj.Inventory.from_body(data["resource_class"], data)
@@ -89,7 +90,7 @@ def create_inventory(request: webob.Request, uuid: str) -> webob.Response:
 def set_inventories(request: webob.Request, uuid: str) -> webob.Response:
     util.require_json_content(request)
     context = context_of(request)
-    context.can("placement:resource_providers:inventories:update")
+    context.can(Rule.RESOURCE_PROVIDERS_INVENTORIES_UPDATE)
     require_provider(context.database, uuid)
     data = util.json_body(request, schema.SET_INVENTORIES)
     records = _records_from_put(uuid, data["inventories"])
@@ -104,7 +105,7 @@ def set_inventories(request: webob.Request, uuid: str) -> webob.Response:
 @microversion.minimum(1, 5, status_405=True)
 def delete_inventories(request: webob.Request, uuid: str) -> webob.Response:
     context = context_of(request)
-    context.can("placement:resource_providers:inventories:delete")
+    context.can(Rule.RESOURCE_PROVIDERS_INVENTORIES_DELETE)
     inventory_obj.delete_inventories(context.database, uuid)
     return util.empty_response(204)
 
@@ -112,7 +113,7 @@ def delete_inventories(request: webob.Request, uuid: str) -> webob.Response:
 def get_inventory(request: webob.Request, uuid: str, resource_class: str) -> webob.Response:
     util.check_accept_json(request)
     context = context_of(request)
-    context.can("placement:resource_providers:inventories:show")
+    context.can(Rule.RESOURCE_PROVIDERS_INVENTORIES_SHOW)
     result = inventory_obj.get_inventory(
         context.database, uuid, resource_class, _provider_not_found(uuid))
     return util.json_response(request, _record_body(result),
@@ -122,7 +123,7 @@ def get_inventory(request: webob.Request, uuid: str, resource_class: str) -> web
 def update_inventory(request: webob.Request, uuid: str, resource_class: str) -> webob.Response:
     util.require_json_content(request)
     context = context_of(request)
-    context.can("placement:resource_providers:inventories:update")
+    context.can(Rule.RESOURCE_PROVIDERS_INVENTORIES_UPDATE)
     require_provider(context.database, uuid)
     data = util.json_body(request, schema.UPDATE_INVENTORY)
     record = inventory_obj.Inventory.from_body(resource_class, data)
@@ -134,6 +135,6 @@ def update_inventory(request: webob.Request, uuid: str, resource_class: str) -> 
 
 def delete_inventory(request: webob.Request, uuid: str, resource_class: str) -> webob.Response:
     context = context_of(request)
-    context.can("placement:resource_providers:inventories:delete")
+    context.can(Rule.RESOURCE_PROVIDERS_INVENTORIES_DELETE)
     inventory_obj.delete_inventory(context.database, uuid, resource_class)
     return util.empty_response(204)

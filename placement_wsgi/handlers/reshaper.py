@@ -9,6 +9,7 @@ from placement_wsgi.handlers.allocation import consumer_request
 from placement_wsgi.handlers.common import context_of
 from placement_wsgi.objects import inventory as inventory_obj
 from placement_wsgi.objects import reshaper as reshaper_obj
+from placement_wsgi.policy.names import Rule
 from placement_wsgi.schemas import reshaper as schema
 
 
@@ -16,7 +17,7 @@ from placement_wsgi.schemas import reshaper as schema
 def reshape(request: webob.Request) -> webob.Response:
     util.require_json_content(request)
     context = context_of(request)
-    context.can("placement:reshaper:reshape")
+    context.can(Rule.RESHAPER_RESHAPE)
     version = microversion.version_of(request)
     data = util.json_body(request, schema.reshaper_schema(version))
     targets = [

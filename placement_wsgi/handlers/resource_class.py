@@ -11,6 +11,7 @@ import webob
 from placement_wsgi import microversion, util
 from placement_wsgi.handlers.common import context_of
 from placement_wsgi.objects import resource_class as rc_obj
+from placement_wsgi.policy.names import Rule
 from placement_wsgi.schemas import resource_class as schema
 
 _BODY_PREFIX = "JSON does not validate: "
@@ -31,7 +32,7 @@ def _created_or_found(request: webob.Request, name: str, status: int) -> webob.R
 def list_resource_classes(request: webob.Request) -> webob.Response:
     util.check_accept_json(request)
     context = context_of(request)
-    context.can("placement:resource_classes:list")
+    context.can(Rule.RESOURCE_CLASSES_LIST)
     classes = rc_obj.list_resource_classes(context.database)
     return util.json_response(
         request, {"resource_classes": [_representation(request, rc.name) for rc in classes]},
@@ -42,7 +43,7 @@ def list_resource_classes(request: webob.Request) -> webob.Response:
 def create_resource_class(request: webob.Request) -> webob.Response:
     util.require_json_content(request)
     context = context_of(request)
-    context.can("placement:resource_classes:create")
+    context.can(Rule.RESOURCE_CLASSES_CREATE)
     data = util.json_body(request, schema.RESOURCE_CLASS_NAME)
     created = rc_obj.create_resource_class(context.database, data["name"])
     return _created_or_found(request, created.name, 201)
@@ -52,7 +53,7 @@ def create_resource_class(request: webob.Request) -> webob.Response:
 def get_resource_class(request: webob.Request, name: str) -> webob.Response:
     util.check_accept_json(request)
     context = context_of(request)
-    context.can("placement:resource_classes:show")
+    context.can(Rule.RESOURCE_CLASSES_SHOW)
     found = rc_obj.get_resource_class(context.database, name)
     return util.json_response(request, _representation(request, found.name),
                               last_modified=found.modified_at)
@@ -65,7 +66,7 @@ def update_resource_class(request: webob.Request, name: str) -> webob.Response:
         return _ensure_resource_class(request, name)
     util.require_json_content(request)
     context = context_of(request)
-    context.can("placement:resource_classes:update")
+    context.can(Rule.RESOURCE_CLASSES_UPDATE)
     data = util.json_body(request, schema.RESOURCE_CLASS_NAME)
     renamed = rc_obj.rename_resource_class(context.database, name, data["name"])
     return util.json_response(request, _representation(request, renamed.name),
@@ -75,7 +76,7 @@ def update_resource_class(request: webob.Request, name: str) -> webob.Response:
 def _ensure_resource_class(request: webob.Request, name: str) -> webob.Response:
     """No body is read: the path name is validated as if it were a POST body."""
     context = context_of(request)
-    context.can("placement:resource_classes:update")
+    context.can(Rule.RESOURCE_CLASSES_UPDATE)
     util.validate({"name": name}, schema.RESOURCE_CLASS_NAME, _BODY_PREFIX)
     _, created = rc_obj.ensure_resource_class(context.database, name)
     return _created_or_found(request, name, 201 if created else 204)
@@ -84,6 +85,6 @@ def _ensure_resource_class(request: webob.Request, name: str) -> webob.Response:
 @microversion.minimum(1, 2)
 def delete_resource_class(request: webob.Request, name: str) -> webob.Response:
     context = context_of(request)
-    context.can("placement:resource_classes:delete")
+    context.can(Rule.RESOURCE_CLASSES_DELETE)
     rc_obj.delete_resource_class(context.database, name)
     return util.empty_response(204)

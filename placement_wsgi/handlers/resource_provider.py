@@ -14,6 +14,7 @@ from placement_wsgi.handlers.common import context_of
 from placement_wsgi.microversion import Version, version_of
 from placement_wsgi.objects import resource_provider as rp_obj
 from placement_wsgi.objects.provider_lookup import ResourceProvider
+from placement_wsgi.policy.names import Rule
 from placement_wsgi.schemas import resource_provider as schema
 
 #: (relation, microversion it appears at), in the order the links are listed.
@@ -60,7 +61,7 @@ def list_resource_providers(request: webob.Request) -> webob.Response:
     """GET /resource_providers: every provider matching all given filters."""
     util.check_accept_json(request)
     context = context_of(request)
-    context.can("placement:resource_providers:list")
+    context.can(Rule.RESOURCE_PROVIDERS_LIST)
     version = version_of(request)
     providers = rp_obj.list_resource_providers(context.database, _filters(request, version))
     return util.json_response(
@@ -74,7 +75,7 @@ def create_resource_provider(request: webob.Request) -> webob.Response:
     """POST /resource_providers: 201 empty before 1.20, 200 with the provider from 1.20."""
     util.require_json_content(request)
     context = context_of(request)
-    context.can("placement:resource_providers:create")
+    context.can(Rule.RESOURCE_PROVIDERS_CREATE)
     version = version_of(request)
     data = util.json_body(request, schema.create_schema_for(version))
     provider = rp_obj.create_resource_provider(
@@ -92,7 +93,7 @@ def get_resource_provider(request: webob.Request, uuid: str) -> webob.Response:
     """GET /resource_providers/{uuid}."""
     util.check_accept_json(request)
     context = context_of(request)
-    context.can("placement:resource_providers:show")
+    context.can(Rule.RESOURCE_PROVIDERS_SHOW)
     provider = rp_obj.get_resource_provider(context.database, uuid)
     return util.json_response(
         request, _representation(request, provider, version_of(request)),
@@ -106,7 +107,7 @@ def update_resource_provider(request: webob.Request, uuid: str) -> webob.Respons
     """
     util.require_json_content(request)
     context = context_of(request)
-    context.can("placement:resource_providers:update")
+    context.can(Rule.RESOURCE_PROVIDERS_UPDATE)
     rp_obj.get_resource_provider(context.database, uuid)
     version = version_of(request)
     data = util.json_body(request, schema.update_schema_for(version))
@@ -121,6 +122,6 @@ def update_resource_provider(request: webob.Request, uuid: str) -> webob.Respons
 def delete_resource_provider(request: webob.Request, uuid: str) -> webob.Response:
     """DELETE /resource_providers/{uuid}: 204, or 404/409 (children, allocations)."""
     context = context_of(request)
-    context.can("placement:resource_providers:delete")
+    context.can(Rule.RESOURCE_PROVIDERS_DELETE)
     rp_obj.delete_resource_provider(context.database, uuid)
     return util.empty_response(204)

@@ -7,6 +7,7 @@ import webob
 from placement_wsgi import errors, microversion, util
 from placement_wsgi.handlers.common import context_of
 from placement_wsgi.objects import trait as trait_obj
+from placement_wsgi.policy.names import Rule
 from placement_wsgi.schemas import trait as schema
 
 _INVALID_TRAIT = (
@@ -18,7 +19,7 @@ _INVALID_TRAIT = (
 def list_traits(request: webob.Request) -> webob.Response:
     util.check_accept_json(request)
     context = context_of(request)
-    context.can("placement:traits:list")
+    context.can(Rule.TRAITS_LIST)
     query = util.validate_query(request, schema.LIST_TRAITS_QUERY)
     names = prefix = associated = None
     if "name" in query:
@@ -46,7 +47,7 @@ def list_traits(request: webob.Request) -> webob.Response:
 @microversion.minimum(1, 6)
 def get_trait(request: webob.Request, name: str) -> webob.Response:
     context = context_of(request)
-    context.can("placement:traits:show")
+    context.can(Rule.TRAITS_SHOW)
     trait = trait_obj.get_trait(context.database, name)
     response = util.empty_response(204)
     util.add_cache_headers(request, response, trait.created_at)
@@ -56,7 +57,7 @@ def get_trait(request: webob.Request, name: str) -> webob.Response:
 @microversion.minimum(1, 6)
 def put_trait(request: webob.Request, name: str) -> webob.Response:
     context = context_of(request)
-    context.can("placement:traits:update")
+    context.can(Rule.TRAITS_UPDATE)
     if not trait_obj.is_valid_custom_name(name):
         raise errors.BadRequest(_INVALID_TRAIT)
     trait, created = trait_obj.ensure_trait(context.database, name)
@@ -69,7 +70,7 @@ def put_trait(request: webob.Request, name: str) -> webob.Response:
 @microversion.minimum(1, 6)
 def delete_trait(request: webob.Request, name: str) -> webob.Response:
     context = context_of(request)
-    context.can("placement:traits:delete")
+    context.can(Rule.TRAITS_DELETE)
     trait_obj.delete_trait(context.database, name)
     return util.empty_response(204)
 
@@ -82,7 +83,7 @@ def _provider_traits_body(traits: trait_obj.ProviderTraits) -> dict:
 def list_traits_for_resource_provider(request: webob.Request, uuid: str) -> webob.Response:
     util.check_accept_json(request)
     context = context_of(request)
-    context.can("placement:resource_providers:traits:list")
+    context.can(Rule.RESOURCE_PROVIDERS_TRAITS_LIST)
     traits = trait_obj.get_provider_traits(context.database, uuid)
     return util.json_response(request, _provider_traits_body(traits),
                               last_modified=traits.modified_at)
@@ -92,7 +93,7 @@ def list_traits_for_resource_provider(request: webob.Request, uuid: str) -> webo
 def update_traits_for_resource_provider(request: webob.Request, uuid: str) -> webob.Response:
     util.require_json_content(request)
     context = context_of(request)
-    context.can("placement:resource_providers:traits:update")
+    context.can(Rule.RESOURCE_PROVIDERS_TRAITS_UPDATE)
     data = util.json_body(request, schema.SET_PROVIDER_TRAITS)
     traits = trait_obj.set_provider_traits(
         context.database, uuid, data["traits"], data["resource_provider_generation"])
@@ -103,6 +104,6 @@ def update_traits_for_resource_provider(request: webob.Request, uuid: str) -> we
 @microversion.minimum(1, 6)
 def delete_traits_for_resource_provider(request: webob.Request, uuid: str) -> webob.Response:
     context = context_of(request)
-    context.can("placement:resource_providers:traits:delete")
+    context.can(Rule.RESOURCE_PROVIDERS_TRAITS_DELETE)
     trait_obj.delete_provider_traits(context.database, uuid)
     return util.empty_response(204)

@@ -9,6 +9,7 @@ import webob
 from placement_wsgi import microversion, util
 from placement_wsgi.handlers.common import context_of
 from placement_wsgi.objects import usage as usage_obj
+from placement_wsgi.policy.names import Rule
 from placement_wsgi.schemas import usage as schema
 
 
@@ -16,7 +17,7 @@ def list_usages(request: webob.Request, uuid: str) -> webob.Response:
     """A provider's usage of every class it has inventory of."""
     util.check_accept_json(request)
     context = context_of(request)
-    context.can("placement:resource_providers:usages")
+    context.can(Rule.RESOURCE_PROVIDERS_USAGES)
     message = f"No resource provider with uuid {uuid} found"
     result = usage_obj.get_provider_usages(context.database, uuid, f"{message}: {message}")
     return util.json_response(
@@ -30,7 +31,7 @@ def get_total_usages(request: webob.Request) -> webob.Response:
     context = context_of(request)
     # The policy target is the project asked about, so a project reader may
     # see its own project's usage; checked before the query is validated.
-    context.can("placement:usages", target={"project_id": request.GET.get("project_id")})
+    context.can(Rule.USAGES, target={"project_id": request.GET.get("project_id")})
     version = microversion.version_of(request)
     grouped = version >= (1, 38)
     query = util.validate_query(

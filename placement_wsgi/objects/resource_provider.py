@@ -27,7 +27,7 @@ from collections.abc import Callable
 import sqlalchemy as sa
 from sqlalchemy.engine import Connection
 
-from placement_wsgi import errors, util
+from placement_wsgi import errors
 from placement_wsgi.capacity import capacity
 from placement_wsgi.db import tables
 from placement_wsgi.db.database import Database, RetryTransaction
@@ -40,6 +40,7 @@ from placement_wsgi.objects.provider_lookup import (
 )
 from placement_wsgi.objects.trait import trait_ids_by_name
 from placement_wsgi.query import AggregateFilter, TraitFilter
+from placement_wsgi.uuids import canonical_uuid
 
 _providers = tables.resource_providers
 
@@ -97,7 +98,7 @@ def create_resource_provider(
     itself. 400 for an empty name, a parent equal to itself or an unknown
     parent; 409 duplicate_name when the uuid or name is taken.
     """
-    uuid = util.canonical_uuid(uuid) if uuid else str(uuid_module.uuid4())
+    uuid = canonical_uuid(uuid) if uuid else str(uuid_module.uuid4())
 
     def failed(reason: str) -> errors.BadRequest:
         return errors.BadRequest(
