@@ -42,8 +42,8 @@ def connection_rows(connection: Connection, query: sa.Select) -> list[tuple]:
     where integer columns (sums included) come back as ``int``, float columns
     as ``float`` and string columns as ``str`` (what PyMySQL gives, bar
     ``Decimal`` sums, which callers convert with ``int()`` anyway).
-    ``query`` must not rely on ``ORDER BY``/``LIMIT`` (such a query is read
-    plainly).
+    A query with ``ORDER BY``, ``LIMIT`` or ``OFFSET`` is read plainly, so
+    its order and its limit hold.
     """
     if _packable(connection, query):
         rows = _packed_rows(connection, query)
@@ -68,23 +68,30 @@ def _plain_rows(connection: Connection, query: sa.Executable) -> list[tuple]:
 
 def _kind(column: sa.ColumnElement) -> type | None:
     """The Python type a packed field of ``column`` reads as; None: not packable."""
-    kind = column.type._type_affinity  # noqa: SLF001 - the generic type of a column type
-    if kind is sa.Integer:
-        return int
-    if kind is sa.Float:
-        return float
-    if kind is sa.String:
-        return str
-    return None  # Numeric (Decimal), dates, ...: read plainly
+    try:
+        kind = column.type.python_type
+    except NotImplementedError:  # a type without a Python equivalent (NullType)
+        return None
+    return kind if kind in (int, float, str) else None  # Decimal, dates, bool: plainly
+
+
+def _same(query: sa.Select, variant: sa.Select) -> bool:
+    """Whether ``variant`` is the same statement as ``query`` (public ``compare()``).
+
+    SQLAlchemy has no public accessor for a statement's ORDER BY, LIMIT,
+    GROUP BY or DISTINCT; comparing the statement with a copy where one of
+    them is reset (or set) tells whether it has one, through public API only.
+    """
+    return query.compare(variant)
 
 
 def _packable(connection: Connection, query: sa.Select) -> bool:
+    """MariaDB, a SELECT whose fields all pack, and no order or row limit to keep."""
     dialect = connection.dialect
     return (dialect.name == "mysql" and getattr(dialect, "is_mariadb", False)
             and isinstance(query, sa.Select)
-            and not query._order_by_clauses  # noqa: SLF001 - no public accessor
-            and query._limit_clause is None  # noqa: SLF001
-            and all(_kind(column) is not None for column in query.selected_columns))
+            and all(_kind(column) is not None for column in query.selected_columns)
+            and _same(query, query.order_by(None).limit(None).offset(None)))
 
 
 def _not_null(column: sa.ColumnElement) -> bool:
@@ -98,10 +105,10 @@ def _row_wise(query: sa.Select) -> bool:
     packing the provider query through one took the server 19 ms instead of
     12 (nested bench); only grouping, ``DISTINCT`` or aggregates need one.
     """
-    return (not query._group_by_clauses  # noqa: SLF001 - no public accessor
-            and not query._distinct  # noqa: SLF001
-            and all(isinstance(column, (sa.Column, sa.sql.functions.coalesce))
-                    for column in query.selected_columns))
+    return (all(isinstance(column, (sa.Column, sa.sql.functions.coalesce))
+                for column in query.selected_columns)
+            and _same(query, query.group_by(None))
+            and not _same(query, query.distinct()))
 
 
 def _pack_statement(query: sa.Select, kinds: list[type], nullable: list[bool]) -> sa.Select:

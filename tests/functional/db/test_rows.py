@@ -168,3 +168,10 @@ def test_mariadb_falls_back_when_the_text_is_cut(database: Database,
             connection, query)
 
     database.read(body)
+
+
+def test_only_ungrouped_distinctless_column_reads_are_aggregated_in_place() -> None:
+    queries = _queries()
+    assert {name for name, query in queries.items() if rows._row_wise(query)} == {
+        "ints and floats", "nullable and strings", "semi-join", "join", "empty"}
+    assert not rows._row_wise(queries["join"].distinct())
