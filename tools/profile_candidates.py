@@ -167,9 +167,9 @@ def statement_timer(app) -> Iterator[list[tuple[float, int, str]]]:
 
     Statements run through SQLAlchemy are timed by its cursor events; those
     the candidate loader runs on the raw DB-API cursor
-    (:func:`placement_wsgi.candidates.search.connection_rows`) by wrapping it.
+    (:func:`placement_wsgi.db.rows.connection_rows`, imported by the loader) by wrapping it.
     """
-    from placement_wsgi.candidates import search
+    from placement_wsgi.candidates import loader as loader_module
 
     engine = app.placement_app.database.engine
     timings: list[tuple[float, int, str]] = []
@@ -182,7 +182,7 @@ def statement_timer(app) -> Iterator[list[tuple[float, int, str]]]:
         timings.append((time.perf_counter() - started.pop(id(cursor)), cursor.rowcount,
                         statement))
 
-    original = search.connection_rows
+    original = loader_module.connection_rows
 
     def timed_rows(connection: sa.Connection, query: sa.Executable) -> list[tuple]:
         start = time.perf_counter()
@@ -194,11 +194,11 @@ def statement_timer(app) -> Iterator[list[tuple[float, int, str]]]:
 
     sa.event.listen(engine, "before_cursor_execute", before)
     sa.event.listen(engine, "after_cursor_execute", after)
-    search.connection_rows = timed_rows
+    loader_module.connection_rows = timed_rows
     try:
         yield timings
     finally:
-        search.connection_rows = original
+        loader_module.connection_rows = original
         sa.event.remove(engine, "before_cursor_execute", before)
         sa.event.remove(engine, "after_cursor_execute", after)
 

@@ -1,6 +1,6 @@
 """One allocation-candidates request, end to end, inside one read transaction.
 
-resolve names -> load the snapshot -> plan -> generate (stopping at
+resolve names -> load the snapshot -> options and constraints -> generate (stopping at
 ``limit`` or the ``[placement] max_allocation_candidates`` ceiling) ->
 ``limit``/randomisation -> summaries -> response body.
 """
@@ -9,14 +9,17 @@ from __future__ import annotations
 
 import dataclasses
 import itertools
+import logging
 import random
 from typing import Any
 
 from sqlalchemy.engine import Connection
 
-from placement_wsgi.candidates import combine, search
+from placement_wsgi.candidates import plan as plan_module
 from placement_wsgi.candidates.format import Formatter, allocation_providers
+from placement_wsgi.candidates.loader import Loader
 from placement_wsgi.candidates.request import CandidateRequest
+from placement_wsgi.candidates.resolved import resolve
 from placement_wsgi.db.database import Database
 from placement_wsgi.gc_pause import paused_collection
 
@@ -27,7 +30,7 @@ class Settings:
 
     max_candidates: int = -1            # -1: no ceiling
     randomize: bool = False
-    strategy: str = combine.BREADTH_FIRST
+    strategy: str = plan_module.BREADTH_FIRST
 
     @classmethod
     def from_conf(cls, conf: Any) -> Settings:
@@ -39,7 +42,7 @@ class Settings:
         )
 
 
-def _collect(plan: combine.Plan, limit: int | None, settings: Settings,
+def _collect(plan: plan_module.Plan, limit: int | None, settings: Settings,
              rng: random.Random | None = None) -> list[tuple[int, ...]]:
     """Generate only as many candidates as the answer can contain."""
     stop = settings.max_candidates if settings.max_candidates >= 0 else None
@@ -57,18 +60,30 @@ def _collect(plan: combine.Plan, limit: int | None, settings: Settings,
     return candidates
 
 
+LOG = logging.getLogger(__name__)
+
+
+def _log_counts(plan: plan_module.Plan, found: int) -> None:
+    """One debug line per request: how far the request got, and why anchors
+    gave nothing (counters, never one line per candidate)."""
+    if LOG.isEnabledFor(logging.DEBUG):
+        counts = ", ".join(f"{name}: {count}" for name, count in sorted(plan.counts.items()))
+        LOG.debug("allocation candidates: %d found; %s", found, counts or "no anchors")
+
+
 EMPTY_BODY = '{"allocation_requests":[],"provider_summaries":{}}'
 
 
 def find_in_transaction(connection: Connection, request: CandidateRequest,
                         settings: Settings) -> str:
     """The JSON response body for ``request``, read over ``connection``."""
-    resolved = search.resolve(connection, request)
-    loader = search.Loader(connection, resolved)
+    resolved = resolve(connection, request)
+    loader = Loader(connection, resolved)
     snapshot = loader.load()
-    plan = combine.Plan(resolved, snapshot,
-                        lambda roots: loader.load_trees(snapshot, roots))
+    plan = plan_module.Plan(resolved, snapshot,
+                            lambda roots: loader.load_trees(snapshot, roots))
     candidates = _collect(plan, request.limit, settings)
+    _log_counts(plan, len(candidates))
     if not candidates:
         return EMPTY_BODY
     providers = allocation_providers(plan.slots, candidates)

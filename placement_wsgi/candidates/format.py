@@ -18,8 +18,9 @@ import re
 from collections.abc import Iterable
 from json.encoder import encode_basestring as quote
 
-from placement_wsgi.candidates.combine import Slot
-from placement_wsgi.candidates.search import ResolvedRequest, SummaryData
+from placement_wsgi.candidates.loader import SummaryData
+from placement_wsgi.candidates.options import Slot
+from placement_wsgi.candidates.resolved import ResolvedRequest
 from placement_wsgi.microversion import Version
 
 #: placeholder of a uuid while a template is written (JSON text never holds NUL)

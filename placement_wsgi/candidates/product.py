@@ -1,7 +1,7 @@
 """Small per-anchor answers as a filtered cartesian product.
 
-The depth-first search of :class:`~.combine.Plan` pays for its pruning with a
-fixed cost per anchor (closures, bookkeeping per placement). When the only
+The depth-first search of :mod:`.search` pays for its pruning with a fixed
+cost per anchor (bookkeeping per placement). When the only
 constraints tying slots together are the unsuffixed group's any-of traits and
 ``same_subtree`` (no sums to check, no ``isolate``, no pre-1.29 one-provider-
 per-tree rule) and an anchor's options multiply to a handful of

@@ -2,7 +2,7 @@
 
 Tests describe a deployment with :class:`World` (providers, inventories,
 traits, aggregates, usage) and run queries with :meth:`World.candidates`,
-which goes through the same parse -> search -> combine -> format path as the
+which goes through the same parse -> load -> plan -> format path as the
 HTTP handler, minus WebOb.
 """
 
