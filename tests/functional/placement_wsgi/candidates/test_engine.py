@@ -8,7 +8,7 @@ import collections
 import pytest
 
 from placement_wsgi import errors
-from tests.functional.candidates.world import World
+from tests.functional.placement_wsgi.candidates.world import World
 
 
 def _names(world: World, body: dict) -> list[list[str]]:

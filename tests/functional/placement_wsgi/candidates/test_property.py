@@ -27,7 +27,7 @@ from hypothesis import strategies as st
 from placement_wsgi import errors
 from placement_wsgi.db.database import Database
 from tests.fixtures.databases import SERVERS
-from tests.functional.candidates.world import World, uuid_for
+from tests.functional.placement_wsgi.candidates.world import World, uuid_for
 
 CLASSES = ("VCPU", "MEMORY_MB", "DISK_GB")
 TRAITS = ("CUSTOM_A", "CUSTOM_B", "CUSTOM_C")

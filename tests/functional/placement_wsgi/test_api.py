@@ -19,7 +19,7 @@ from gabbi import handlers, suitemaker, utils
 from tests.fixtures import gabbi as gabbi_fixtures
 from tests.fixtures.databases import enabled_engines
 
-GABBITS = pathlib.Path(__file__).resolve().parents[2] / "gabbits"
+GABBITS = pathlib.Path(__file__).resolve().parents[3] / "gabbits"
 
 
 def _fixture_module(engine: str) -> types.SimpleNamespace:

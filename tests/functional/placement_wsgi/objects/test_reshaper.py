@@ -10,7 +10,7 @@ from placement_wsgi.objects import reshaper as reshaper_obj
 from placement_wsgi.objects.allocation import ConsumerAllocations
 from placement_wsgi.objects.inventory import Inventory
 from tests.fixtures import seed
-from tests.functional.objects.test_usage import add_consumer, allocate
+from tests.functional.placement_wsgi.objects.test_usage import add_consumer, allocate
 
 OPTIONS = {"set_consumer_type": True, "incomplete_project": "p", "incomplete_user": "u"}
 

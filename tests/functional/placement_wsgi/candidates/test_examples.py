@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from tests.functional.candidates.world import World
+from tests.functional.placement_wsgi.candidates.world import World
 
 
 @pytest.fixture

@@ -6,7 +6,7 @@ import logging
 
 import pytest
 
-from tests.functional.candidates.world import World
+from tests.functional.placement_wsgi.candidates.world import World
 
 ENGINE_LOG = "placement_wsgi.candidates.engine"
 

@@ -262,7 +262,7 @@ def test_each_load_is_independent(monkeypatch: pytest.MonkeyPatch) -> None:
 
 # -- documentation -------------------------------------------------------------------
 
-ROOT = pathlib.Path(__file__).resolve().parents[2]
+ROOT = pathlib.Path(__file__).resolve().parents[3]
 
 
 def test_sample_config_file_loads() -> None:

@@ -14,7 +14,7 @@ from placement_wsgi.objects import inventory as inventory_obj
 from placement_wsgi.objects.inventory import Inventory
 from placement_wsgi.objects.provider_lookup import get_provider
 from tests.fixtures import seed
-from tests.functional.objects.test_usage import add_consumer, allocate
+from tests.functional.placement_wsgi.objects.test_usage import add_consumer, allocate
 
 LATEST = (1, 39)
 
