@@ -11,7 +11,8 @@ from __future__ import annotations
 import copy
 from typing import Any
 
-MAX_INT = 2147483647
+from placement_wsgi.objects.inventory_record import MAX_INT
+
 MAX_FLOAT = 3.40282e38
 
 #: Resource class names in bodies are checked against this before lookup.
