@@ -17,6 +17,7 @@ the providers (or whole trees) of the returned candidates only.
 from __future__ import annotations
 
 import dataclasses
+import functools
 from collections.abc import Iterable
 
 import sqlalchemy as sa
@@ -72,7 +73,9 @@ class Loader:
                  .where(in_ids(_alloc.c.resource_class_id, classes))
                  .group_by(_alloc.c.resource_provider_id, _alloc.c.resource_class_id))
         inventories = snapshot.inventories
-        for row in map(InventoryRow._make, connection_rows(self.connection, query)):
+        # tuple.__new__ in C: a third cheaper than _make for thousands of rows
+        for row in map(functools.partial(tuple.__new__, InventoryRow),
+                       connection_rows(self.connection, query)):
             by_provider = inventories.get(row.resource_class)
             if by_provider is None:
                 by_provider = inventories[row.resource_class] = {}
@@ -190,10 +193,9 @@ class Loader:
         for rc, by_provider in snapshot.inventories.items():
             used = snapshot.usage.get(rc, {})
             for provider in providers.intersection(by_provider):
-                row = by_provider[provider]
+                _, _, total, reserved, _, _, _, ratio = by_provider[provider]
                 resources[provider].append(
-                    (rc, int(capacity(row.total, row.reserved, row.allocation_ratio)),
-                     used.get(provider, 0)))
+                    (rc, int(capacity(total, reserved, ratio)), used.get(provider, 0)))
         if version >= (1, 27):  # every other class too
             requested = self.resolved.requested_classes
             query = (sa.select(_inv.c.resource_provider_id, _inv.c.resource_class_id,

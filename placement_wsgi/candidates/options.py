@@ -118,12 +118,13 @@ class ProviderChooser:
         found = self._capable.get(key)
         if found is None:
             used = self.snapshot.usage.get(rc, {})
+            # unpacked by name: cheaper than attribute access over thousands of rows
             found = {provider
-                     for provider, row in self.snapshot.inventories.get(rc, {}).items()
-                     if row.min_unit <= amount <= row.max_unit
-                     and used.get(provider, 0) + amount
-                     <= capacity(row.total, row.reserved, row.allocation_ratio)
-                     and amount % row.step_size == 0}
+                     for provider, (_, _, total, reserved, min_unit, max_unit, step_size, ratio)
+                     in self.snapshot.inventories.get(rc, {}).items()
+                     if min_unit <= amount <= max_unit
+                     and used.get(provider, 0) + amount <= capacity(total, reserved, ratio)
+                     and amount % step_size == 0}
             self._capable[key] = found
         return found
 
