@@ -73,6 +73,10 @@ class Conflict(PlacementError):
     status = 409
 
 
+class RequestEntityTooLarge(PlacementError):
+    status = 413
+
+
 class UnsupportedMediaType(PlacementError):
     status = 415
 
@@ -105,6 +109,7 @@ _WEBOB_CLASSES: dict[int, type[webob.exc.HTTPException]] = {
     405: webob.exc.HTTPMethodNotAllowed,
     406: webob.exc.HTTPNotAcceptable,
     409: webob.exc.HTTPConflict,
+    413: webob.exc.HTTPRequestEntityTooLarge,
     415: webob.exc.HTTPUnsupportedMediaType,
     500: webob.exc.HTTPInternalServerError,
     501: webob.exc.HTTPNotImplemented,
