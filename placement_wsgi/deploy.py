@@ -13,6 +13,7 @@ import logging
 from typing import Any
 
 import webob
+import webob.acceptparse
 import webob.dec
 import webob.exc
 from oslo_config import cfg
@@ -21,10 +22,13 @@ from oslo_middleware import cors, request_id
 from placement_wsgi import auth, errors, microversion, policy, util
 from placement_wsgi import conf as placement_conf
 from placement_wsgi.db import migration
-from placement_wsgi.db.database import Database, TransactionRetriesExhausted
+from placement_wsgi.db.database import Database, DatabaseUnavailable, TransactionRetriesExhausted
 from placement_wsgi.router import Router
 
 LOG = logging.getLogger(__name__)
+
+#: Retry-After (seconds) of a 503 for an unreachable database.
+RETRY_AFTER_SECONDS = 5
 
 
 class ConfigurationError(Exception):
@@ -97,6 +101,10 @@ class MicroversionMiddleware:
         except TransactionRetriesExhausted:
             response = errors.to_response(errors.ConcurrentUpdate(
                 "The database was too busy to complete the request; try again."), request)
+        except DatabaseUnavailable:
+            response = errors.to_response(errors.ServiceUnavailable(
+                "The database is unreachable; nothing was changed. Try again later.",
+                headers={"Retry-After": str(RETRY_AFTER_SECONDS)}), request)
         response.headers[microversion.HEADER] = microversion.response_header_value(version)
         response.headers["Vary"] = microversion.HEADER.lower()
         return response
@@ -208,8 +216,11 @@ class FaultWrapper:
     def __call__(self, environ: dict[str, Any], start_response: Any) -> Any:
         _conform_path(environ)
         accept = environ.get("HTTP_ACCEPT")
-        if not accept or accept == "*/*":
-            # Errors are rendered for the Accept header; JSON is the default.
+        if not accept or accept == "*/*" or isinstance(
+                webob.acceptparse.create_accept_header(accept),
+                webob.acceptparse.AcceptInvalidHeader):
+            # Errors are rendered for the Accept header; JSON is the default,
+            # also when the header cannot be parsed (it is then no preference).
             environ["HTTP_ACCEPT"] = "application/json"
         request = webob.Request(environ)
         try:

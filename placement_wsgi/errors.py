@@ -97,6 +97,10 @@ class InternalError(PlacementError):
     status = 500
 
 
+class ServiceUnavailable(PlacementError):
+    status = 503
+
+
 class NotImplementedYet(PlacementError):
     status = 501
 
@@ -113,6 +117,7 @@ _WEBOB_CLASSES: dict[int, type[webob.exc.HTTPException]] = {
     415: webob.exc.HTTPUnsupportedMediaType,
     500: webob.exc.HTTPInternalServerError,
     501: webob.exc.HTTPNotImplemented,
+    503: webob.exc.HTTPServiceUnavailable,
 }
 
 
