@@ -111,7 +111,7 @@ class MicroversionMiddleware:
 
 
 def _check_request(request: webob.Request, max_body_size: int | None) -> None:
-    """Rules applied to every request before routing (placement-api.md §4).
+    """Rules applied to every request before routing.
 
     The path must be UTF-8 and the query string too; neither, nor any query
     key or value, may hold a character no database can store
