@@ -70,6 +70,10 @@ class Conflict(PlacementError):
     status = 409
 
 
+class RequestEntityTooLarge(PlacementError):
+    status = 413
+
+
 class UnsupportedMediaType(PlacementError):
     status = 415
 
@@ -90,6 +94,10 @@ class InternalError(PlacementError):
     status = 500
 
 
+class ServiceUnavailable(PlacementError):
+    status = 503
+
+
 class NotImplementedYet(PlacementError):
     status = 501
 
@@ -102,9 +110,11 @@ _WEBOB_CLASSES: dict[int, type[webob.exc.HTTPException]] = {
     405: webob.exc.HTTPMethodNotAllowed,
     406: webob.exc.HTTPNotAcceptable,
     409: webob.exc.HTTPConflict,
+    413: webob.exc.HTTPRequestEntityTooLarge,
     415: webob.exc.HTTPUnsupportedMediaType,
     500: webob.exc.HTTPInternalServerError,
     501: webob.exc.HTTPNotImplemented,
+    503: webob.exc.HTTPServiceUnavailable,
 }
 
 

@@ -11,6 +11,7 @@ from __future__ import annotations
 import datetime
 import email.utils
 import json
+import re
 from collections.abc import Callable, Iterable
 from typing import Any
 
@@ -53,14 +54,83 @@ def require_json_content(request: webob.Request) -> None:
             f"The media type {media_type} is not supported, use application/json")
 
 
+#: Deepest nesting of arrays and objects a JSON body may have. The deepest
+#: body the API takes (POST /reshaper) nests six levels; the limit keeps the
+#: decoder far from Python's recursion limit, whatever a client sends.
+MAX_JSON_DEPTH = 32
+
+_JSON_STRING = re.compile(r'"[^"\\]*(?:\\.[^"\\]*)*"')
+_JSON_BRACKET = re.compile(r"[\[\]{}]")
+
+
+def json_nesting_exceeds(text: str, limit: int = MAX_JSON_DEPTH) -> bool:
+    """True when the arrays and objects of JSON ``text`` nest deeper than ``limit``.
+
+    A scan of the text before it is decoded (brackets inside strings do not
+    count), linear in its length, so a body of ``[[[[...`` is refused without
+    the decoder ever recursing into it.
+    """
+    depth = 0
+    for match in _JSON_BRACKET.finditer(_JSON_STRING.sub("", text)):
+        if match.group() in "[{":
+            depth += 1
+            if depth > limit:
+                return True
+        else:
+            depth -= 1
+    return False
+
+
+#: Characters no engine can hold the same way: PostgreSQL text refuses NUL
+#: (SQLite and MariaDB would store it), so every engine refuses it up front.
+UNSTORABLE_CHARACTERS = frozenset("\x00")
+
+
+def reject_unstorable(texts: Iterable[str], where: str) -> None:
+    """400 when one of ``texts`` holds a character no database can store.
+
+    The one check for every client-supplied string: body strings and keys
+    (:func:`json_body`), query keys and values, and the request path
+    (``placement_wsgi.deploy``), so the engines agree on what is accepted.
+    """
+    for text in texts:
+        if not UNSTORABLE_CHARACTERS.isdisjoint(text):
+            raise errors.BadRequest(
+                f"{where} contains a NUL character (\\u0000), which cannot be stored")
+
+
+def json_strings(data: Any) -> Iterable[str]:
+    """Every string of decoded JSON ``data``: object keys and string values."""
+    pending = [data]
+    while pending:
+        item = pending.pop()
+        if isinstance(item, str):
+            yield item
+        elif isinstance(item, dict):
+            yield from item.keys()
+            pending.extend(item.values())
+        elif isinstance(item, list):
+            pending.extend(item)
+
+
 def json_body(request: webob.Request, schema: dict) -> Any:
-    """Parse the body as JSON (400 on failure) and validate it with ``schema``."""
+    """Parse the body as JSON (400 on failure) and validate it with ``schema``.
+
+    400 also for a body nested deeper than :data:`MAX_JSON_DEPTH` and for
+    strings no database can store (NUL, lone surrogates). The body's size
+    was checked before routing (``placement_wsgi.deploy``).
+    """
     try:
-        data = json.loads(request.body.decode("utf-8") if request.body else "")
+        text = request.body.decode("utf-8") if request.body else ""
+        if json_nesting_exceeds(text):
+            raise errors.BadRequest(
+                f"Malformed JSON: arrays and objects nest deeper than {MAX_JSON_DEPTH} levels")
+        data = json.loads(text)
         # Lone surrogates parse as JSON but are not text any database can store.
         json.dumps(data, ensure_ascii=False).encode("utf-8")
     except (ValueError, UnicodeError) as error:
         raise errors.BadRequest(f"Malformed JSON: {error}") from error
+    reject_unstorable(json_strings(data), "JSON does not validate: a string")
     validate(data, schema, prefix="JSON does not validate: ")
     return data
 

@@ -302,8 +302,13 @@ def main(argv: Sequence[str] | None = None, out: TextIO | None = None,
     except (HostDescriptionError, BadInput) as error:
         err.write(f"{PROGRAM}: error: {error}\n")
         return EXIT_BAD_INPUT
-    except (requests.RequestException, exception.NovaException, OSError,
-            sa.exc.SQLAlchemyError) as error:
+    except sa.exc.SQLAlchemyError as error:
+        # SQLAlchemy's text spans lines (statement, parameters, a link); one is enough.
+        from placement_wsgi.service import one_line
+        err.write(f"{PROGRAM}: error: database: {one_line(error)}; "
+                  "running again is safe once the database is reachable\n")
+        return EXIT_FAILED
+    except (requests.RequestException, exception.NovaException, OSError) as error:
         err.write(f"{PROGRAM}: error: {type(error).__name__}: {error}\n")
         return EXIT_FAILED
     except KeyboardInterrupt:

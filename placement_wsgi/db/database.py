@@ -81,6 +81,31 @@ _MYSQL_TRANSIENT_CODES = {1205, 1213, 2006, 2013, 2055, 1317}
 _PG_TRANSIENT_STATES = {"40001", "40P01", "55P03", "57014"}
 
 
+_MYSQL_CONNECTION_CODES = {2003, 2006, 2013, 2055}
+
+
+def is_connection_error(error: BaseException) -> bool:
+    """True when ``error`` says the database could not be reached or the link dropped.
+
+    A lost connection (SQLAlchemy invalidated it), a refused or failed
+    connect (psycopg raises OperationalError with no SQLSTATE for those:
+    the server never answered), MySQL client errors 2003/2006/2013/2055.
+    """
+    if not isinstance(error, exc.DBAPIError):
+        return False
+    if error.connection_invalidated:
+        return True
+    if not isinstance(error, exc.OperationalError | exc.InterfaceError):
+        return False
+    orig = error.orig
+    args = getattr(orig, "args", ())
+    if args and isinstance(args[0], int):
+        return args[0] in _MYSQL_CONNECTION_CODES
+    if type(orig).__module__.startswith("psycopg"):
+        return getattr(orig, "sqlstate", None) is None
+    return False
+
+
 def is_transient(error: BaseException) -> bool:
     """True when ``error`` is a database failure worth retrying as is."""
     if isinstance(error, exc.DBAPIError):
@@ -199,16 +224,20 @@ class Database:
         retry_count = self.retry_count if retries is None else retries
         attempt = 0
         while True:
+            connection_lost = False
             try:
                 return self._run_once(body, args, kwargs, write)
             except RetryTransaction:
                 pass
             except exc.DBAPIError as error:
-                if not is_transient(error):
+                connection_lost = is_connection_error(error)
+                if not connection_lost and not is_transient(error):
                     raise
                 LOG.debug("transient database error, retrying: %s", error)
             attempt += 1
             if attempt > retry_count:
+                if connection_lost:
+                    raise DatabaseUnavailable()
                 raise TransactionRetriesExhausted()
             # Jittered back-off so racing writers do not collide again.
             time.sleep(random.uniform(0, 0.005 * (2 ** min(attempt, 6))))
@@ -234,3 +263,11 @@ class Database:
 
 class TransactionRetriesExhausted(Exception):
     """A transaction kept failing transiently; reported as a 409 conflict."""
+
+
+class DatabaseUnavailable(Exception):
+    """The database stayed unreachable through every retry; reported as a 503.
+
+    Nothing was committed: a transaction whose connection dropped is rolled
+    back by the server, and the retries found no connection to run it on.
+    """

@@ -44,8 +44,8 @@ def _collection_body(generation: int, records: list[inventory_obj.Inventory]) ->
     }
 
 
-def _records_from_put(uuid: str, inventories: dict[str, Any]) -> list[inventory_obj.Inventory]:
-    """Records of a PUT body, in body order.
+def records_from_put(uuid: str, inventories: dict[str, Any]) -> list[inventory_obj.Inventory]:
+    """Records of a PUT body (or one provider of a reshape), in body order.
 
     Keys not shaped like class names escaped the schema; they can never name
     a class, so a malformed record under one is reported as the unknown
@@ -93,7 +93,7 @@ def set_inventories(request: webob.Request, uuid: str) -> webob.Response:
     context.can(Rule.RESOURCE_PROVIDERS_INVENTORIES_UPDATE)
     require_provider(context.database, uuid)
     data = util.json_body(request, schema.SET_INVENTORIES)
-    records = _records_from_put(uuid, data["inventories"])
+    records = records_from_put(uuid, data["inventories"])
     result = inventory_obj.set_inventories(
         context.database, uuid, data["resource_provider_generation"], records,
         microversion.version_of(request))

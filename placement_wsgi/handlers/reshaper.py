@@ -5,6 +5,7 @@ from __future__ import annotations
 import webob
 
 from placement_wsgi import microversion, util
+from placement_wsgi.handlers import inventory
 from placement_wsgi.handlers.allocation import consumer_request
 from placement_wsgi.handlers.common import context_of
 from placement_wsgi.objects import inventory as inventory_obj
@@ -24,8 +25,7 @@ def reshape(request: webob.Request) -> webob.Response:
         inventory_obj.ProviderInventories(
             provider_uuid=uuid,
             generation=entry["resource_provider_generation"],
-            inventories=[inventory_obj.Inventory.from_body(name, record)
-                         for name, record in entry["inventories"].items()],
+            inventories=inventory.records_from_put(uuid, entry["inventories"]),
         )
         for uuid, entry in data["inventories"].items()
     ]

@@ -1,0 +1,101 @@
+"""The migration command over a database connection that breaks mid-run.
+
+``nova-reshape-manage placement migrate_compute_inventory`` reaches
+PostgreSQL/MariaDB through :class:`tests.fixtures.tcp_proxy.TcpProxy`. The
+connection is cut while the first node's reshape writes its allocations and
+the database stays down: the command stops (exit 1) with one line per node
+and a summary, the node's inventories and allocations are as they were, no
+later node is touched, and a re-run once the database is back completes.
+"""
+
+from __future__ import annotations
+
+import io
+
+import pytest
+import sqlalchemy as sa
+
+from nova_reshape.cmd import manage
+from placement_wsgi.db import tables
+from placement_wsgi.direct import PlacementDirect
+from tests.fixtures import databases
+from tests.fixtures.config import make_conf
+from tests.fixtures.tcp_proxy import TcpProxy
+from tests.functional.nova_reshape import migrate_helpers as helpers
+
+SERVER_ENGINES = [engine for engine in databases.enabled_engines() if engine != "sqlite"]
+
+needs_server = pytest.mark.skipif(not SERVER_ENGINES, reason=(
+    "needs NOVA_RESHAPE_TEST_POSTGRESQL or NOVA_RESHAPE_TEST_MYSQL"))
+
+
+def _rows(url: str) -> tuple[list, list]:
+    """Every inventory and allocation row (what a reshape changes)."""
+    engine = sa.create_engine(url)
+    try:
+        with engine.connect() as connection:
+            result = []
+            for table in (tables.inventories, tables.allocations):
+                columns = [c for c in table.columns if c.name not in ("id", "updated_at")]
+                result.append(sorted(tuple(row) for row in connection.execute(
+                    sa.select(*columns))))
+            return result[0], result[1]
+    finally:
+        engine.dispose()
+
+
+def _main(conf: str, out: str) -> tuple[int, str, str]:
+    stdout, stderr = io.StringIO(), io.StringIO()
+    code = manage.main(["--config-file", conf, "placement", "migrate_compute_inventory",
+                        "--host-file", out], out=stdout, err=stderr)
+    return code, stdout.getvalue(), stderr.getvalue()
+
+
+@needs_server
+@pytest.mark.parametrize("engine", SERVER_ENGINES or ["none"])
+def test_connection_cut_mid_run_stops_then_rerun_completes(engine, tmp_path) -> None:
+    url = databases.SERVERS.fresh_url(engine)
+    out = str(tmp_path / "hosts")
+    with PlacementDirect(make_conf(url)) as placement:
+        helpers.generator.generate(placement, out, hosts=3, instances=4, kinds=())
+    before = _rows(url)
+    with TcpProxy.for_url(url, lifetime=240) as proxy:
+        conf = str(tmp_path / "placement.conf")
+        helpers.generator.write_config(conf, proxy.url_for(url))
+        proxy.cut_when(b"INSERT INTO allocations", then_refuse=True)
+        code, text, err = _main(conf, out)
+        assert proxy.cuts == 1, "the cut did not happen"
+        assert code == manage.EXIT_FAILED, (text, err)
+        lines = text.strip().splitlines()
+        assert lines[0].startswith("cmp-0000: failed"), text
+        assert "The database is unreachable; nothing was changed" in lines[0]
+        assert all(line.startswith(("cmp-0001: not-run", "cmp-0002: not-run"))
+                   for line in lines[1:3]), text
+        assert "1 failed, 2 not-run." in lines[-1]
+        assert "Traceback" not in text + err
+        assert _rows(url) == before  # the node it was on, and every other, untouched
+
+        proxy.restore()
+        code, text, err = _main(conf, out)
+        assert code == 0, (text, err)
+        assert text.strip().splitlines()[-1] == "3 migrated. Done."
+    with PlacementDirect(make_conf(url)) as placement:
+        expected = helpers.expected_totals(out)
+        assert helpers.actual_totals(placement, expected) == expected
+
+
+def test_a_database_error_is_reported_on_one_line(monkeypatch) -> None:
+    def unreachable(*args, **kwargs):
+        raise sa.exc.OperationalError(
+            "SELECT 1\nFROM resource_providers", {}, ConnectionRefusedError(
+                "connection to server at 127.0.0.1 port 5432 failed: Connection refused\n"
+                "\tIs the server running on that host?"))
+
+    monkeypatch.setattr(manage, "migrate_compute_inventory", unreachable)
+    stdout, stderr = io.StringIO(), io.StringIO()
+    code = manage.main(["placement", "migrate_compute_inventory", "--host-file", "hosts"],
+                       out=stdout, err=stderr)
+    assert code == manage.EXIT_FAILED
+    assert stderr.getvalue() == (
+        "nova-reshape-manage: error: database: connection to server at 127.0.0.1 port 5432 "
+        "failed: Connection refused; running again is safe once the database is reachable\n")
