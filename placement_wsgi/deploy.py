@@ -18,6 +18,7 @@ from oslo_middleware import cors, request_id
 from placement_wsgi import auth, errors, microversion, policy
 from placement_wsgi.db import migration
 from placement_wsgi.db.database import Database, TransactionRetriesExhausted
+from placement_wsgi.policy.decisions import PolicyDecisions
 from placement_wsgi.router import Router
 
 LOG = logging.getLogger(__name__)
@@ -58,6 +59,8 @@ class PlacementApp:
         self.conf = conf
         self.database = database
         self.enforcer = policy.make_enforcer(conf)
+        #: The enforcer's decisions, remembered while its rules stay the same.
+        self.policy = PolicyDecisions(self.enforcer)
 
 
 class MicroversionMiddleware:
