@@ -45,7 +45,7 @@ import sqlalchemy as sa
 from nova_reshape import exception
 from nova_reshape.cmd import render
 from nova_reshape.compute import migrate, parallel, preflight
-from nova_reshape.placement_client import http_placement
+from nova_reshape.transport import http_placement, open_direct
 from nova_reshape.virt.described import nodes_of
 from nova_reshape.virt.host import HostDescriptionError, load_hosts
 
@@ -124,7 +124,6 @@ def open_http(url: str, token: str | None, headers: dict[str, str]) -> Iterator[
 @contextlib.contextmanager
 def open_database(config_files: Sequence[str]) -> Iterator[Any]:
     """The Placement application in-process on the configured database."""
-    from nova_reshape.compute.wsgi_transport import open_direct
     with open_direct(_database_conf(config_files)) as client:
         yield client
 
