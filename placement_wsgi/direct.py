@@ -30,7 +30,7 @@ from __future__ import annotations
 
 import threading
 import uuid
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping, Sequence
 from typing import Any
 
 import wsgi_intercept
@@ -40,6 +40,7 @@ from wsgi_intercept import requests_intercept
 from placement_wsgi import conf as placement_conf
 from placement_wsgi import deploy
 from placement_wsgi.client import VERSION_HEADER, PlacementClient
+from placement_wsgi.objects import tree_state
 
 __all__ = ["SCRIPT_NAME", "VERSION_HEADER", "PlacementClient", "PlacementDirect"]
 
@@ -153,6 +154,20 @@ class PlacementDirect:
             self.url, headers=headers,
             default_microversion="latest" if self.latest_microversion else None)
         return self.client
+
+    def read_trees(self, roots: Sequence[str] | None = None,
+                   batch_size: int = tree_state.DEFAULT_BATCH_SIZE,
+                   ) -> Iterator[tree_state.TreeState]:
+        """Bulk read of provider trees with their consumers' allocations (read-only).
+
+        What per-tree API reads would return, for every root provider in
+        ``roots`` (uuids) or every root, read ``batch_size`` trees at a time
+        in a few set-based statements; see
+        :func:`placement_wsgi.objects.tree_state.read_trees`. Only while open.
+        """
+        if self.app is None:
+            raise RuntimeError("this PlacementDirect is not open")
+        return tree_state.read_trees(self.app.placement_app.database, roots, batch_size)
 
     def __exit__(self, *exc_info: object) -> None:
         try:

@@ -19,13 +19,14 @@ from __future__ import annotations
 
 import contextlib
 import json as jsonlib
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterator, Mapping, Sequence
 from typing import Any
 
 import webob
 
 from nova_reshape.transport.base import Transport
 from placement_wsgi.direct import PlacementDirect
+from placement_wsgi.objects.tree_state import DEFAULT_BATCH_SIZE, TreeState
 
 
 class WsgiResponse:
@@ -52,12 +53,25 @@ class WsgiResponse:
 
 
 class DirectTransport(Transport):
-    """The verbs on a WSGI ``app``: each request is a WebOb request handed to it."""
+    """The verbs on a WSGI ``app``: each request is a WebOb request handed to it.
+
+    Opened by :func:`open_direct`, it also offers PlacementDirect's bulk
+    :meth:`read_trees`.
+    """
 
     def __init__(self, app: Any, headers: Mapping[str, str] | None = None,
-                 default_microversion: str | None = None) -> None:
+                 default_microversion: str | None = None,
+                 direct: PlacementDirect | None = None) -> None:
         super().__init__(headers, default_microversion)
         self.app = app
+        self.direct = direct
+
+    def read_trees(self, roots: Sequence[str] | None = None,
+                   batch_size: int = DEFAULT_BATCH_SIZE) -> Iterator[TreeState]:
+        """:meth:`placement_wsgi.direct.PlacementDirect.read_trees` of the open database."""
+        if self.direct is None:
+            raise RuntimeError("bulk reads need a transport opened by open_direct")
+        return self.direct.read_trees(roots, batch_size)
 
     def request(self, method: str, url: str, json: Any = None,
                 microversion: str | None = None,
@@ -77,6 +91,7 @@ def open_direct(conf: Any) -> Iterator[DirectTransport]:
     client = direct.__enter__()
     try:
         yield DirectTransport(direct.app, headers={
-            key: value for key, value in client.headers.items() if key != "Accept"})
+            key: value for key, value in client.headers.items() if key != "Accept"},
+            direct=direct)
     finally:
         direct.__exit__(None, None, None)
