@@ -1,8 +1,8 @@
-"""SchedulerReportClient: the compute side's view of Placement (nova-side.md §2).
+"""SchedulerReportClient: the compute side's view of Placement.
 
 The client speaks only Placement's public HTTP API, through any object with
 ``get/put/post/delete(url, json=None, microversion=None, headers=None)``
-(see :mod:`nova_reshape.placement_client`): a running service via
+(see :mod:`nova_reshape.transport`): a running service via
 :func:`http_placement`, or the in-process ``PlacementDirect``.
 
 It keeps a local cache of provider trees (a :class:`ProviderTree` plus the
@@ -32,7 +32,6 @@ from typing import Any
 import requests
 
 from nova_reshape import exception
-from nova_reshape.placement_client import Placement, http_placement
 from nova_reshape.provider_tree import ProviderTree
 from nova_reshape.report_allocations import AllocationMethods, ProviderAllocInfo
 from nova_reshape.report_base import (
@@ -50,6 +49,7 @@ from nova_reshape.report_base import (
     retries,
     safe_connect,
 )
+from nova_reshape.transport import Placement, http_placement
 from placement_wsgi.constants import SHARING_TRAIT
 
 __all__ = [

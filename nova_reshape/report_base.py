@@ -118,21 +118,24 @@ class ReportClientBase:
         request_id = global_request_id(context)
         return {REQUEST_ID_HEADER: request_id} if request_id else None
 
+    def _send(self, verb: str, url: str, data: Any, version: str | None,
+              context: Any) -> requests.Response:
+        """One request through the transport's ``verb`` method, with the request id."""
+        return getattr(self.placement, verb)(url, json=data, microversion=version,
+                                             headers=self._headers(context))
+
     def get(self, url: str, version: str | None = None,
             context: Any = None) -> requests.Response:
-        return self.placement.get(url, microversion=version, headers=self._headers(context))
+        return self._send("get", url, None, version, context)
 
     def put(self, url: str, data: Any, version: str | None = None,
             context: Any = None) -> requests.Response:
-        return self.placement.put(url, json=data, microversion=version,
-                                  headers=self._headers(context))
+        return self._send("put", url, data, version, context)
 
     def post(self, url: str, data: Any, version: str | None = None,
              context: Any = None) -> requests.Response:
-        return self.placement.post(url, json=data, microversion=version,
-                                   headers=self._headers(context))
+        return self._send("post", url, data, version, context)
 
     def delete(self, url: str, version: str | None = None,
                context: Any = None) -> requests.Response:
-        return self.placement.delete(url, microversion=version,
-                                     headers=self._headers(context))
+        return self._send("delete", url, None, version, context)

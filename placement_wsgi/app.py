@@ -10,6 +10,7 @@ from oslo_config import cfg
 
 from placement_wsgi import policy
 from placement_wsgi.db.database import Database
+from placement_wsgi.policy.decisions import PolicyDecisions
 
 
 class PlacementApp:
@@ -19,3 +20,5 @@ class PlacementApp:
         self.conf = conf
         self.database = database
         self.enforcer = policy.make_enforcer(conf)
+        #: The enforcer's decisions, remembered while its rules stay the same.
+        self.policy = PolicyDecisions(self.enforcer)

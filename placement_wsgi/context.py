@@ -5,7 +5,6 @@ from __future__ import annotations
 from typing import Any
 
 from oslo_context import context as oslo_context
-from oslo_policy import policy as oslo_policy
 
 from placement_wsgi import errors
 from placement_wsgi.app import PlacementApp
@@ -48,10 +47,5 @@ class RequestContext(oslo_context.RequestContext):
         """Raise 403 unless policy allows ``rule`` on ``target``."""
         if target is None:
             target = {"project_id": self.project_id, "user_id": self.user_id}
-        try:
-            allowed = self.app.enforcer.authorize(
-                rule, target, self.policy_credentials(), do_raise=False)
-        except oslo_policy.InvalidScope:
-            allowed = False
-        if not allowed:
+        if not self.app.policy.authorize(rule, target, self.policy_credentials()):
             raise errors.Forbidden(f"Policy does not allow {rule} to be performed.")

@@ -30,21 +30,22 @@ from __future__ import annotations
 
 import threading
 import uuid
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping, Sequence
 from typing import Any
 
-import requests
 import wsgi_intercept
 from oslo_config import cfg
 from wsgi_intercept import requests_intercept
 
 from placement_wsgi import conf as placement_conf
 from placement_wsgi import deploy
+from placement_wsgi.client import VERSION_HEADER, PlacementClient
+from placement_wsgi.objects import tree_state
+
+__all__ = ["SCRIPT_NAME", "VERSION_HEADER", "PlacementClient", "PlacementDirect"]
 
 #: Path prefix the app is mounted under (becomes SCRIPT_NAME).
 SCRIPT_NAME = "/placement"
-#: Header carrying the microversion.
-VERSION_HEADER = "OpenStack-API-Version"
 
 _install_lock = threading.Lock()
 _install_count = 0
@@ -81,67 +82,6 @@ def _uninstall_intercept() -> None:
             HTTPConnectionPool.ConnectionCls, HTTPSConnectionPool.ConnectionCls = (
                 _saved_connection_classes)
             _saved_connection_classes = None
-
-
-class PlacementClient:
-    """A small JSON client for one Placement endpoint, over ``requests``.
-
-    ``get/put/post/delete(url, json=None, microversion=None, headers=None)``
-    return the ``requests.Response`` whatever its status: HTTP errors are
-    values, not exceptions (callers test ``if response:`` or
-    ``response.status_code``). ``url`` is a path such as
-    ``/resource_providers?in_tree=...``, joined to ``base_url``.
-    Every request sends ``Accept: application/json``, the fixed ``headers``
-    given here, and ``OpenStack-API-Version: placement <microversion>`` when
-    a microversion is given or a default one is set (no header means
-    Placement 1.0).
-    """
-
-    def __init__(self, base_url: str, session: requests.Session | None = None,
-                 headers: Mapping[str, str] | None = None,
-                 default_microversion: str | None = None,
-                 timeout: float | None = None) -> None:
-        self.base_url = base_url.rstrip("/")
-        self.session = session or requests.Session()
-        self.headers = {"Accept": "application/json", **dict(headers or {})}
-        self.default_microversion = default_microversion
-        self.timeout = timeout
-
-    def request(self, method: str, url: str, json: Any = None,
-                microversion: str | None = None,
-                headers: Mapping[str, str] | None = None) -> requests.Response:
-        """Send one request and return the response (any status)."""
-        all_headers = dict(self.headers)
-        version = microversion or self.default_microversion
-        if version:
-            all_headers[VERSION_HEADER] = f"placement {version}"
-        if headers:
-            all_headers.update(headers)
-        kwargs: dict[str, Any] = {"headers": all_headers}
-        if json is not None:
-            kwargs["json"] = json
-        if self.timeout is not None:
-            kwargs["timeout"] = self.timeout
-        return self.session.request(method, self.base_url + url, **kwargs)
-
-    def get(self, url: str, json: Any = None, microversion: str | None = None,
-            headers: Mapping[str, str] | None = None) -> requests.Response:
-        return self.request("GET", url, json, microversion, headers)
-
-    def put(self, url: str, json: Any = None, microversion: str | None = None,
-            headers: Mapping[str, str] | None = None) -> requests.Response:
-        return self.request("PUT", url, json, microversion, headers)
-
-    def post(self, url: str, json: Any = None, microversion: str | None = None,
-             headers: Mapping[str, str] | None = None) -> requests.Response:
-        return self.request("POST", url, json, microversion, headers)
-
-    def delete(self, url: str, json: Any = None, microversion: str | None = None,
-               headers: Mapping[str, str] | None = None) -> requests.Response:
-        return self.request("DELETE", url, json, microversion, headers)
-
-    def close(self) -> None:
-        self.session.close()
 
 
 def _explicitly_set(conf: cfg.ConfigOpts, name: str, group: str) -> bool:
@@ -214,6 +154,20 @@ class PlacementDirect:
             self.url, headers=headers,
             default_microversion="latest" if self.latest_microversion else None)
         return self.client
+
+    def read_trees(self, roots: Sequence[str] | None = None,
+                   batch_size: int = tree_state.DEFAULT_BATCH_SIZE,
+                   ) -> Iterator[tree_state.TreeState]:
+        """Bulk read of provider trees with their consumers' allocations (read-only).
+
+        What per-tree API reads would return, for every root provider in
+        ``roots`` (uuids) or every root, read ``batch_size`` trees at a time
+        in a few set-based statements; see
+        :func:`placement_wsgi.objects.tree_state.read_trees`. Only while open.
+        """
+        if self.app is None:
+            raise RuntimeError("this PlacementDirect is not open")
+        return tree_state.read_trees(self.app.placement_app.database, roots, batch_size)
 
     def __exit__(self, *exc_info: object) -> None:
         try:

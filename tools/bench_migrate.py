@@ -4,38 +4,57 @@
 Generates a flat deployment (tools/generate_deployment.py; by default GPUs
 only, as in the target scenario: 1,000 nodes x 4 GPUs x 16 instances), then
 runs the migrate_compute_inventory flow through PlacementDirect on the
-database and reports wall time, Placement calls per node and peak memory
-(maximum resident set size of the process). Target: under 2 minutes for the
-default scenario on SQLite and PostgreSQL. Not a test.
+database and reports wall time, CPU seconds (in total and per node),
+Placement calls per node and peak memory (maximum resident set size of
+the process and of its largest worker). Targets (issue 16): 10,000 nodes in
+at most 5 minutes on PostgreSQL and MariaDB, at most 30 CPU-ms per node,
+the cost per node flat from 1,000 to 10,000 nodes. Not a test.
 
     python tools/bench_migrate.py                      # fresh SQLite file
     python tools/bench_migrate.py --nodes 200 --kinds numa,pci,accelerators
+    python tools/bench_migrate.py --engine postgresql --nodes 5000
+    python tools/bench_migrate.py --engine mysql --nodes 10000
     python tools/bench_migrate.py --database postgresql+psycopg://postgres@127.0.0.1/bench
 
-A server database must exist and be empty (the schema is created).
-``--transport intercept`` uses PlacementDirect's requests/wsgi-intercept
-client instead of calling its app directly (slower; same application).
+``--engine postgresql|mysql`` creates a throwaway database on the local
+server (``--server`` to name another; 127.0.0.1 by default) and drops it at
+the end; ``--database`` names an existing empty one instead (the schema is
+created). ``--transport intercept`` uses PlacementDirect's
+requests/wsgi-intercept client instead of calling its app directly (slower;
+same application). ``--bulk-read`` also times the set-based read of every
+node's tree and allocations (``nova_reshape.compute.tree_source``) before
+the migration; ``--profile FILE`` (one process) writes a cProfile of the
+migration and adds its split into layers to the report.
 """
 
 from __future__ import annotations
 
 import argparse
+import contextlib
+import cProfile
 import functools
 import json
 import os
+import pstats
 import resource
 import sys
 import tempfile
 import time
+import uuid
+from collections.abc import Iterator
 
 TOOLS = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.dirname(TOOLS))
 sys.path.insert(0, TOOLS)
 
+import bench_transport  # noqa: E402
 import generate_deployment  # noqa: E402
+import sqlalchemy as sa  # noqa: E402
 
 from nova_reshape.cmd import manage  # noqa: E402
-from nova_reshape.compute import migrate, parallel, wsgi_transport  # noqa: E402
+from nova_reshape.compute import migrate, parallel  # noqa: E402
+from nova_reshape.compute.tree_source import node_states  # noqa: E402
+from nova_reshape.transport import open_direct  # noqa: E402
 from nova_reshape.virt.host import load_hosts  # noqa: E402
 from placement_wsgi.direct import PlacementDirect  # noqa: E402
 
@@ -45,8 +64,45 @@ def peak_rss_mb(who: int = resource.RUSAGE_SELF) -> float:
     return resource.getrusage(who).ru_maxrss / 1024
 
 
+#: Local servers ``--engine`` creates a throwaway database on.
+SERVERS = {"postgresql": "postgresql+psycopg://postgres@127.0.0.1:5432",
+           "mysql": "mysql+pymysql://root@127.0.0.1:3306"}
+
+
+@contextlib.contextmanager
+def throwaway_database(server: str) -> Iterator[str]:
+    """URL of a new empty database on ``server`` (no database part), dropped afterwards."""
+    name = f"bench_migrate_{uuid.uuid4().hex[:12]}"
+    admin_db = "/postgres" if server.startswith("postgresql") else "/"
+    engine = sa.create_engine(server + admin_db, isolation_level="AUTOCOMMIT")
+    with engine.connect() as connection:
+        connection.exec_driver_sql(f"CREATE DATABASE {name}")
+    try:
+        yield f"{server}/{name}"
+    finally:
+        with engine.connect() as connection:
+            if server.startswith("postgresql"):
+                connection.exec_driver_sql(
+                    "SELECT pg_terminate_backend(pid) FROM pg_stat_activity "
+                    f"WHERE datname = '{name}' AND pid <> pg_backend_pid()")
+            connection.exec_driver_sql(f"DROP DATABASE {name}")
+        engine.dispose()
+
+
+def bulk_read(database: str) -> dict[str, float]:
+    """Seconds to read every tree and its consumers' allocations in batches."""
+    start, cpu = time.monotonic(), time.process_time()
+    with open_direct(generate_deployment.direct_conf(database, sync=False)) as placement:
+        trees = sum(1 for _ in node_states(placement))
+    wall = time.monotonic() - start
+    return {"bulk_read_trees": trees, "bulk_read_seconds": round(wall, 2),
+            "bulk_read_cpu_ms_per_tree": round(
+                1000 * (time.process_time() - cpu) / max(trees, 1), 2)}
+
+
 def bench(database: str, directory: str, nodes: int, gpus: int, instances: int,
-          kinds: tuple[str, ...], transport: str, workers: int) -> dict[str, object]:
+          kinds: tuple[str, ...], transport: str, workers: int, with_bulk_read: bool = False,
+          profile: str | None = None) -> dict[str, object]:
     hosts_dir = os.path.join(directory, "hosts")
     start = time.monotonic()
     with PlacementDirect(generate_deployment.direct_conf(database)) as placement:
@@ -54,6 +110,7 @@ def bench(database: str, directory: str, nodes: int, gpus: int, instances: int,
                                                instances=instances, kinds=kinds)
     generated = time.monotonic() - start
     rss_before = peak_rss_mb()
+    extra: dict[str, object] = bulk_read(database) if with_bulk_read else {}
 
     start = time.monotonic()
     hosts = load_hosts([hosts_dir])
@@ -74,12 +131,19 @@ def bench(database: str, directory: str, nodes: int, gpus: int, instances: int,
         results = run.run()
     else:
         conf = generate_deployment.direct_conf(database, sync=False)
-        opener = (wsgi_transport.open_direct(conf) if transport == "wsgi"
-                  else PlacementDirect(conf))
+        opener = open_direct(conf) if transport == "wsgi" else PlacementDirect(conf)
+        profiler = cProfile.Profile() if profile else None
         with opener as placement:
             run = migrate.Migration(placement, hosts, progress=progress)
+            if profiler is not None:
+                profiler.enable()
             results = run.run()
+            if profiler is not None:
+                profiler.disable()
     migrated = time.monotonic() - start
+    if profile and profiler is not None:
+        profiler.dump_stats(profile)
+        extra["layers"] = bench_transport.layers(pstats.Stats(profiler), migrated)
     cpu_after = os.times()
     cpu = sum(after - before for after, before in zip(cpu_after[:4], cpu_before[:4],
                                                        strict=True))
@@ -96,13 +160,16 @@ def bench(database: str, directory: str, nodes: int, gpus: int, instances: int,
         "write_phase_seconds": round(
             phase_ends.get("migrate", start) - phase_ends.get("check", start), 1),
         "migrate_cpu_seconds_of_this_process_and_workers": round(cpu, 1),
+        "cpu_ms_per_node": round(1000 * cpu / nodes, 1),
         "nodes_per_second": round(nodes / migrated, 1),
         "placement_calls": calls, "placement_calls_per_node": round(calls / nodes, 1),
         "peak_rss_mb_after_generate": round(rss_before, 1),
         "peak_rss_mb": round(peak_rss_mb(), 1),
         "peak_rss_mb_worker": round(peak_rss_mb(resource.RUSAGE_CHILDREN), 1),
         "outcome": counts,
-        "target_met": migrated + loaded < 120 and counts == {"migrated": nodes},
+        "wall_seconds_at_this_rate_for_10000_nodes": round(
+            (migrated + loaded) * 10000 / nodes, 0),
+        **extra,
     }
 
 
@@ -113,7 +180,17 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--instances", type=int, default=16)
     parser.add_argument("--kinds", default="",
                         help="devices besides GPUs (numa,pci,accelerators); default none")
-    parser.add_argument("--database", help="empty database URL (default: a new SQLite file)")
+    parser.add_argument("--engine", choices=("sqlite", "postgresql", "mysql"), default="sqlite",
+                        help="sqlite: a new file; postgresql/mysql (MariaDB): a throwaway "
+                        "database on --server")
+    parser.add_argument("--server", help="server URL without database for --engine "
+                        "(default: the local PostgreSQL or MariaDB on 127.0.0.1)")
+    parser.add_argument("--database", help="an existing empty database URL instead of --engine")
+    parser.add_argument("--bulk-read", action="store_true",
+                        help="also time the bulk read of every tree before migrating")
+    parser.add_argument("--profile", metavar="FILE",
+                        help="cProfile the migration into FILE (one worker only) and split it "
+                        "into layers")
     parser.add_argument("--transport", choices=("wsgi", "intercept"), default="wsgi",
                         help="single-process runs only")
     parser.add_argument("--workers", type=int,
@@ -121,11 +198,20 @@ def main(argv: list[str] | None = None) -> int:
                         "parallel.auto_workers)")
     args = parser.parse_args(argv)
     kinds = tuple(kind for kind in args.kinds.split(",") if kind)
-    with tempfile.TemporaryDirectory(prefix="bench-migrate-") as directory:
-        database = args.database or f"sqlite:///{os.path.join(directory, 'bench.sqlite')}"
-        workers = args.workers or parallel.auto_workers(args.nodes)
+    workers = args.workers or parallel.auto_workers(args.nodes)
+    if args.profile and workers > 1:
+        parser.error("--profile needs --workers 1")
+    with contextlib.ExitStack() as stack:
+        directory = stack.enter_context(tempfile.TemporaryDirectory(prefix="bench-migrate-"))
+        if args.database:
+            database = args.database
+        elif args.engine == "sqlite":
+            database = f"sqlite:///{os.path.join(directory, 'bench.sqlite')}"
+        else:
+            database = stack.enter_context(
+                throwaway_database(args.server or SERVERS[args.engine]))
         report = bench(database, directory, args.nodes, args.gpus, args.instances, kinds,
-                       args.transport, workers)
+                       args.transport, workers, args.bulk_read, args.profile)
     print(json.dumps(report, indent=2))
     return 0 if report["outcome"] == {"migrated": args.nodes} else 1
 

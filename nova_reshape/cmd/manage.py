@@ -45,7 +45,8 @@ import sqlalchemy as sa
 from nova_reshape import exception
 from nova_reshape.cmd import render
 from nova_reshape.compute import migrate, parallel, preflight
-from nova_reshape.placement_client import http_placement
+from nova_reshape.progress import progress_callback
+from nova_reshape.transport import http_placement, open_direct
 from nova_reshape.virt.described import nodes_of
 from nova_reshape.virt.host import HostDescriptionError, load_hosts
 
@@ -107,7 +108,8 @@ def build_parser() -> argparse.ArgumentParser:
         help="worker processes migrating nodes side by side (default: one per CPU and "
         f"per {parallel.NODES_PER_WORKER} nodes, at most {parallel.MAX_AUTO_WORKERS})")
     migrate_parser.add_argument("--progress", action="store_true",
-                                help="show a progress bar even when stderr is not a terminal")
+                                help="show progress bars even when stderr is not a "
+                                "terminal or with --format json")
     return parser
 
 
@@ -124,7 +126,6 @@ def open_http(url: str, token: str | None, headers: dict[str, str]) -> Iterator[
 @contextlib.contextmanager
 def open_database(config_files: Sequence[str]) -> Iterator[Any]:
     """The Placement application in-process on the configured database."""
-    from nova_reshape.compute.wsgi_transport import open_direct
     with open_direct(_database_conf(config_files)) as client:
         yield client
 
@@ -256,7 +257,7 @@ def write_json(results: Sequence[migrate.NodeResult], code: int, dry_run: bool,
 
 def migrate_compute_inventory(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     hosts = load_hosts(args.host_files)
-    progress = render.ProgressBar(err) if (args.progress or err.isatty()) else None
+    progress = progress_callback(err, args.format, force=args.progress)
     config_files = [*args.config_files, *args.sub_config_files]
     opener = placement_opener(config_files, args.placement_url, args.token, args.headers)
     workers = args.workers or parallel.auto_workers(

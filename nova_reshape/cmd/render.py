@@ -1,4 +1,4 @@
-"""How ``nova-reshape-manage`` shows trees, moves and progress.
+"""How ``nova-reshape-manage`` shows trees and moves (progress: :mod:`nova_reshape.progress`).
 
 Trees are drawn top-down with box-drawing branches, one provider per line:
 name, short uuid, inventory totals (with ``reserved`` and ratio when not
@@ -8,10 +8,8 @@ the defaults) and traits. Moves are one line each. JSON output uses
 
 from __future__ import annotations
 
-import sys
-import time
 from collections.abc import Mapping
-from typing import Any, TextIO
+from typing import Any
 
 from nova_reshape.provider_tree import ProviderTree
 from nova_reshape.virt.shim import Move
@@ -77,25 +75,3 @@ def move_json(move: Move, names: Mapping[str, str]) -> dict[str, Any]:
             "amount": move.amount, "created": move.created, "shim": move.shim,
             "source": move.source, "source_name": _name(names, move.source) if move.source
             else None, "target": move.target, "target_name": _name(names, move.target)}
-
-
-class ProgressBar:
-    """``[#####.....] 50/100 nodes check 3.2s`` redrawn in place on a stream."""
-
-    def __init__(self, stream: TextIO | None = None, width: int = 30) -> None:
-        self.stream = stream or sys.stderr
-        self.width = width
-        self.start = time.monotonic()
-        self.last = 0.0
-
-    def __call__(self, phase: str, done: int, total: int) -> None:
-        now = time.monotonic()
-        if done < total and now - self.last < 0.1:
-            return  # at most ten redraws a second
-        self.last = now
-        filled = self.width * done // total if total else self.width
-        bar = "#" * filled + "." * (self.width - filled)
-        self.stream.write(f"\r[{bar}] {done}/{total} nodes {phase} {now - self.start:.1f}s")
-        if done >= total:
-            self.stream.write("\n")
-        self.stream.flush()

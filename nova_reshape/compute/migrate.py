@@ -40,6 +40,7 @@ from nova_reshape.compute import invariants, preflight
 from nova_reshape.compute.resource_tracker import ComputeNode, ResourceTracker
 from nova_reshape.provider_tree import ProviderTree
 from nova_reshape.report import SchedulerReportClient
+from nova_reshape.transport.counting import CountingTransport as CountingPlacement
 from nova_reshape.virt.described import DescribedDriver, nodes_of
 from nova_reshape.virt.host import Host, Node
 from nova_reshape.virt.shim import Move
@@ -59,32 +60,6 @@ INVARIANT = "invariant-violated"
 
 #: Outcomes after which no further node is written.
 STOPPING = (FAILED, INVARIANT)
-
-
-class CountingPlacement:
-    """Wraps a Placement transport and counts requests (for the report)."""
-
-    def __init__(self, placement: Any) -> None:
-        self.placement = placement
-        self.calls = 0
-
-    def _call(self, method: str, url: str, json: Any = None, microversion: str | None = None,
-              headers: Any = None) -> Any:
-        self.calls += 1
-        return getattr(self.placement, method)(url, json=json, microversion=microversion,
-                                               headers=headers)
-
-    def get(self, url: str, **kwargs: Any) -> Any:
-        return self._call("get", url, **kwargs)
-
-    def put(self, url: str, **kwargs: Any) -> Any:
-        return self._call("put", url, **kwargs)
-
-    def post(self, url: str, **kwargs: Any) -> Any:
-        return self._call("post", url, **kwargs)
-
-    def delete(self, url: str, **kwargs: Any) -> Any:
-        return self._call("delete", url, **kwargs)
 
 
 class MigrationReportClient(SchedulerReportClient):

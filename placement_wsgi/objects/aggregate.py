@@ -12,7 +12,7 @@ transaction.
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 
 import sqlalchemy as sa
 from sqlalchemy.dialects import mysql, postgresql, sqlite
@@ -82,11 +82,27 @@ def aggregate_ids(connection: Connection, uuids: Iterable[str],
 
 def provider_aggregate_uuids(connection: Connection, provider_id: int) -> list[str]:
     """The uuids of the provider's aggregates, sorted."""
-    return list(connection.execute(
-        sa.select(_aggregates.c.uuid)
-        .join(_links, _links.c.aggregate_id == _aggregates.c.id)
-        .where(_links.c.resource_provider_id == provider_id)
-        .order_by(_aggregates.c.uuid)).scalars())
+    return aggregate_uuids_by_provider(connection, [provider_id]).get(provider_id, [])
+
+
+def aggregate_uuids_by_provider(connection: Connection,
+                                providers: sa.Select | Sequence[int]) -> dict[int, list[str]]:
+    """provider id -> its aggregates' uuids, for the providers ``providers`` names
+    (ids, or a SELECT of ids); providers in no aggregate are absent.
+
+    Uuids are stored verbatim, so they are sorted here by code point: a
+    database collation (MariaDB's is case-insensitive) would order them
+    differently per engine.
+    """
+    found: dict[int, list[str]] = {}
+    for provider, uuid in connection.execute(
+            sa.select(_links.c.resource_provider_id, _aggregates.c.uuid)
+            .join(_links, _links.c.aggregate_id == _aggregates.c.id)
+            .where(_links.c.resource_provider_id.in_(providers))):
+        found.setdefault(provider, []).append(uuid)
+    for uuids in found.values():
+        uuids.sort()
+    return found
 
 
 def replace_provider_aggregates(connection: Connection, provider: ResourceProvider,

@@ -19,6 +19,7 @@ from __future__ import annotations
 import dataclasses
 import datetime
 from collections import defaultdict
+from collections.abc import Sequence
 from typing import Any
 
 import sqlalchemy as sa
@@ -329,42 +330,58 @@ class ConsumerView:
     last_modified: datetime.datetime | None
 
 
-def get_consumer_allocations(database: Database, consumer_uuid: str) -> ConsumerView:
-    def body(connection: Connection) -> ConsumerView:
-        rows = list(connection.execute(
-            sa.select(_providers.c.uuid, _providers.c.generation, _classes.c.name,
-                      _allocations.c.used, _allocations.c.created_at)
-            .join(_providers, _providers.c.id == _allocations.c.resource_provider_id)
-            .join(_classes, _classes.c.id == _allocations.c.resource_class_id)
-            .where(_allocations.c.consumer_id == consumer_uuid)))
-        if not rows:
-            return ConsumerView({}, None, None, None, None, None)
-        allocations: dict[str, dict[str, Any]] = {}
-        for row in rows:
-            entry = allocations.setdefault(
-                row.uuid, {"generation": row.generation or 0, "resources": {}})
-            entry["resources"][row.name] = row.used
-        owner = connection.execute(
-            sa.select(tables.projects.c.external_id.label("project"),
-                      tables.users.c.external_id.label("user"),
-                      tables.consumers.c.generation,
-                      tables.consumer_types.c.name.label("consumer_type"))
-            .select_from(tables.consumers
-                         .join(tables.projects,
-                               tables.projects.c.id == tables.consumers.c.project_id)
-                         .join(tables.users, tables.users.c.id == tables.consumers.c.user_id)
-                         .outerjoin(tables.consumer_types, tables.consumer_types.c.id
-                                    == tables.consumers.c.consumer_type_id))
-            .where(tables.consumers.c.uuid == consumer_uuid)).first()
-        times = [row.created_at for row in rows if row.created_at is not None]
-        return ConsumerView(
-            allocations,
+def consumer_views(connection: Connection,
+                   consumers: sa.Select | Sequence[str]) -> dict[str, ConsumerView]:
+    """consumer uuid -> its GET /allocations view, for the consumers ``consumers``
+    names (uuids, or a SELECT of uuids); consumers without allocations are absent."""
+    rows = connection.execute(
+        sa.select(_allocations.c.consumer_id, _providers.c.uuid, _providers.c.generation,
+                  _classes.c.name, _allocations.c.used, _allocations.c.created_at)
+        .join(_providers, _providers.c.id == _allocations.c.resource_provider_id)
+        .join(_classes, _classes.c.id == _allocations.c.resource_class_id)
+        .where(_allocations.c.consumer_id.in_(consumers)))
+    allocations: dict[str, dict[str, dict[str, Any]]] = {}
+    times: dict[str, list[datetime.datetime]] = {}
+    for row in rows:
+        held = allocations.setdefault(row.consumer_id, {})
+        entry = held.setdefault(row.uuid, {"generation": row.generation or 0, "resources": {}})
+        entry["resources"][row.name] = row.used
+        if row.created_at is not None:
+            times.setdefault(row.consumer_id, []).append(row.created_at)
+    if not allocations:
+        return {}
+    owners = {row.uuid: row for row in connection.execute(
+        sa.select(tables.consumers.c.uuid,
+                  tables.projects.c.external_id.label("project"),
+                  tables.users.c.external_id.label("user"),
+                  tables.consumers.c.generation,
+                  tables.consumer_types.c.name.label("consumer_type"))
+        .select_from(tables.consumers
+                     .join(tables.projects,
+                           tables.projects.c.id == tables.consumers.c.project_id)
+                     .join(tables.users, tables.users.c.id == tables.consumers.c.user_id)
+                     .outerjoin(tables.consumer_types, tables.consumer_types.c.id
+                                == tables.consumers.c.consumer_type_id))
+        .where(tables.consumers.c.uuid.in_(consumers)))}
+    views = {}
+    for consumer, held in allocations.items():
+        owner = owners.get(consumer)
+        stamps = times.get(consumer)
+        views[consumer] = ConsumerView(
+            held,
             owner.project if owner else None,
             owner.user if owner else None,
             owner.generation if owner else None,
             (owner.consumer_type or consumer_obj.UNKNOWN_TYPE) if owner else None,
-            max(times) if times else None,
+            max(stamps) if stamps else None,
         )
+    return views
+
+
+def get_consumer_allocations(database: Database, consumer_uuid: str) -> ConsumerView:
+    def body(connection: Connection) -> ConsumerView:
+        view = consumer_views(connection, [consumer_uuid]).get(consumer_uuid)
+        return view or ConsumerView({}, None, None, None, None, None)
 
     return database.read(body)
 

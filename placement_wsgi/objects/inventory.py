@@ -78,6 +78,20 @@ def get_inventories(connection: Connection, provider_id: int) -> list[Inventory]
     return [_record_from_row(row) for row in rows]
 
 
+def inventories_by_provider(connection: Connection,
+                            providers: sa.Select | Sequence[int]) -> dict[int, list[Inventory]]:
+    """provider id -> its inventory records (by class id), for the providers
+    ``providers`` names (ids, or a SELECT of ids); providers without any are absent."""
+    rows = connection.execute(
+        _inventory_select()
+        .where(_inventories.c.resource_provider_id.in_(providers))
+        .order_by(_inventories.c.resource_provider_id, _inventories.c.resource_class_id))
+    found: dict[int, list[Inventory]] = {}
+    for row in rows:
+        found.setdefault(row.resource_provider_id, []).append(_record_from_row(row))
+    return found
+
+
 def find_inventory(connection: Connection, provider_id: int,
                    resource_class: str) -> Inventory | None:
     """The provider's record of ``resource_class`` (by name), if any."""

@@ -5,6 +5,7 @@ from __future__ import annotations
 import dataclasses
 import datetime
 import re
+from collections.abc import Sequence
 
 import sqlalchemy as sa
 from sqlalchemy.engine import Connection
@@ -164,6 +165,20 @@ def _provider_trait_rows(connection: Connection, provider_id: int) -> list[sa.Ro
         .join(_links, _links.c.trait_id == tables.traits.c.id)
         .where(_links.c.resource_provider_id == provider_id)
         .order_by(tables.traits.c.name)))
+
+
+def trait_names_by_provider(connection: Connection,
+                            providers: sa.Select | Sequence[int]) -> dict[int, list[str]]:
+    """provider id -> its trait names (sorted), for the providers ``providers``
+    names (ids, or a SELECT of ids); providers without traits are absent."""
+    found: dict[int, list[str]] = {}
+    for provider, name in connection.execute(
+            sa.select(_links.c.resource_provider_id, tables.traits.c.name)
+            .join(_links, _links.c.trait_id == tables.traits.c.id)
+            .where(_links.c.resource_provider_id.in_(providers))
+            .order_by(_links.c.resource_provider_id, tables.traits.c.name)):
+        found.setdefault(provider, []).append(name)
+    return found
 
 
 def _provider_traits(connection: Connection, provider_id: int, generation: int) -> ProviderTraits:

@@ -1,0 +1,30 @@
+"""A transport that counts the requests it passes on (the migration's report)."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from nova_reshape.transport.base import Placement, Transport
+
+
+class CountingTransport(Transport):
+    """Passes every request to ``placement`` and counts it in :attr:`calls`.
+
+    ``placement`` needs only the four verbs (any :class:`Placement`); the
+    headers and microversion are passed through untouched.
+    """
+
+    def __init__(self, placement: Placement) -> None:
+        super().__init__()
+        self.placement = placement
+        self.calls = 0
+
+    def request(self, method: str, url: str, json: Any = None,
+                microversion: str | None = None,
+                headers: Mapping[str, str] | None = None) -> Any:
+        self.calls += 1
+        return getattr(self.placement, method.lower())(url, json=json,
+                                                       microversion=microversion,
+                                                       headers=headers)
+

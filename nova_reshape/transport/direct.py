@@ -1,0 +1,97 @@
+"""The in-process transport: PlacementDirect's WSGI app called without an HTTP client.
+
+``PlacementDirect`` routes ``requests`` calls into the application through
+wsgi-intercept, which costs about as much per request as the application
+itself: a request is serialized, parsed back into a WSGI environ, and the
+response serialized and parsed again. For a run of tens of thousands of
+requests (the offline migration of a large deployment) :func:`open_direct`
+keeps PlacementDirect for what it does (building the app from the
+configuration, noauth2 identity headers, closing the database pool) but
+hands each request to the app as a WebOb request. The app, its middleware
+pipeline, microversions, policy and database transactions are the same.
+
+Responses offer what the report client uses of ``requests.Response``:
+``status_code``, ``ok``/truth value (status < 400), ``text``, ``content``,
+``headers`` and ``json()``.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json as jsonlib
+from collections.abc import Iterator, Mapping, Sequence
+from typing import Any
+
+import webob
+
+from nova_reshape.transport.base import Transport
+from placement_wsgi.direct import PlacementDirect
+from placement_wsgi.objects.tree_state import DEFAULT_BATCH_SIZE, TreeState
+
+
+class WsgiResponse:
+    """The parts of ``requests.Response`` callers of the transports rely on."""
+
+    def __init__(self, response: webob.Response) -> None:
+        self.status_code = response.status_int
+        self.content = response.body
+        self.headers = dict(response.headers)
+
+    @property
+    def ok(self) -> bool:
+        return self.status_code < 400
+
+    def __bool__(self) -> bool:
+        return self.ok
+
+    @property
+    def text(self) -> str:
+        return self.content.decode("utf-8", errors="replace")
+
+    def json(self) -> Any:
+        return jsonlib.loads(self.content)
+
+
+class DirectTransport(Transport):
+    """The verbs on a WSGI ``app``: each request is a WebOb request handed to it.
+
+    Opened by :func:`open_direct`, it also offers PlacementDirect's bulk
+    :meth:`read_trees`.
+    """
+
+    def __init__(self, app: Any, headers: Mapping[str, str] | None = None,
+                 default_microversion: str | None = None,
+                 direct: PlacementDirect | None = None) -> None:
+        super().__init__(headers, default_microversion)
+        self.app = app
+        self.direct = direct
+
+    def read_trees(self, roots: Sequence[str] | None = None,
+                   batch_size: int = DEFAULT_BATCH_SIZE) -> Iterator[TreeState]:
+        """:meth:`placement_wsgi.direct.PlacementDirect.read_trees` of the open database."""
+        if self.direct is None:
+            raise RuntimeError("bulk reads need a transport opened by open_direct")
+        return self.direct.read_trees(roots, batch_size)
+
+    def request(self, method: str, url: str, json: Any = None,
+                microversion: str | None = None,
+                headers: Mapping[str, str] | None = None) -> WsgiResponse:
+        request = webob.Request.blank(url, method=method,
+                                      headers=self.request_headers(microversion, headers))
+        if json is not None:
+            request.body = jsonlib.dumps(json).encode("utf-8")
+            request.content_type = "application/json"
+        return WsgiResponse(request.get_response(self.app))
+
+
+@contextlib.contextmanager
+def open_direct(conf: Any) -> Iterator[DirectTransport]:
+    """PlacementDirect on ``conf``, called as a WSGI app (see module docstring)."""
+    direct = PlacementDirect(conf)
+    client = direct.__enter__()
+    try:
+        yield DirectTransport(direct.app, headers={
+            key: value for key, value in client.headers.items() if key != "Accept"},
+            direct=direct)
+    finally:
+        direct.__exit__(None, None, None)

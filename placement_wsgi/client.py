@@ -1,0 +1,103 @@
+"""Clients of one Placement endpoint: the verbs written once over ``request()``.
+
+:class:`ClientBase` holds what every client shares: the fixed headers
+(``Accept: application/json`` plus the caller's), the default microversion,
+and ``get/put/post/delete(url, json=None, microversion=None, headers=None)``,
+each a call of ``request(method, ...)``. A subclass says only how a request
+is sent. HTTP errors are values, not exceptions: every client returns the
+response whatever its status (callers test ``if response:`` or
+``response.status_code``).
+
+:class:`PlacementClient` sends over ``requests``; it is what
+:class:`placement_wsgi.direct.PlacementDirect` yields and what
+``nova_reshape.transport`` uses for a running service. nova_reshape's
+in-process and counting transports build on :class:`ClientBase` too.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+import requests
+
+#: Header carrying the microversion.
+VERSION_HEADER = "OpenStack-API-Version"
+
+
+class ClientBase:
+    """``request()`` plus the four verbs; subclasses implement ``request``."""
+
+    def __init__(self, headers: Mapping[str, str] | None = None,
+                 default_microversion: str | None = None) -> None:
+        self.headers = {"Accept": "application/json", **dict(headers or {})}
+        self.default_microversion = default_microversion
+
+    def request_headers(self, microversion: str | None = None,
+                        headers: Mapping[str, str] | None = None) -> dict[str, str]:
+        """The fixed headers, the microversion header, then ``headers`` (which win).
+
+        No microversion given and no default set means no header: Placement 1.0.
+        """
+        all_headers = dict(self.headers)
+        version = microversion or self.default_microversion
+        if version:
+            all_headers[VERSION_HEADER] = f"placement {version}"
+        if headers:
+            all_headers.update(headers)
+        return all_headers
+
+    def request(self, method: str, url: str, json: Any = None,
+                microversion: str | None = None,
+                headers: Mapping[str, str] | None = None) -> Any:
+        """Send one request and return the response (any status)."""
+        raise NotImplementedError
+
+    def get(self, url: str, json: Any = None, microversion: str | None = None,
+            headers: Mapping[str, str] | None = None) -> Any:
+        return self.request("GET", url, json, microversion, headers)
+
+    def put(self, url: str, json: Any = None, microversion: str | None = None,
+            headers: Mapping[str, str] | None = None) -> Any:
+        return self.request("PUT", url, json, microversion, headers)
+
+    def post(self, url: str, json: Any = None, microversion: str | None = None,
+             headers: Mapping[str, str] | None = None) -> Any:
+        return self.request("POST", url, json, microversion, headers)
+
+    def delete(self, url: str, json: Any = None, microversion: str | None = None,
+               headers: Mapping[str, str] | None = None) -> Any:
+        return self.request("DELETE", url, json, microversion, headers)
+
+    def close(self) -> None:
+        """Release what the client holds (nothing by default)."""
+
+
+class PlacementClient(ClientBase):
+    """A JSON client for one Placement endpoint, over ``requests``.
+
+    ``url`` is a path such as ``/resource_providers?in_tree=...``, joined
+    to ``base_url``. Returns ``requests.Response``.
+    """
+
+    def __init__(self, base_url: str, session: requests.Session | None = None,
+                 headers: Mapping[str, str] | None = None,
+                 default_microversion: str | None = None,
+                 timeout: float | None = None) -> None:
+        super().__init__(headers, default_microversion)
+        self.base_url = base_url.rstrip("/")
+        self.session = session or requests.Session()
+        self.timeout = timeout
+
+    def request(self, method: str, url: str, json: Any = None,
+                microversion: str | None = None,
+                headers: Mapping[str, str] | None = None) -> requests.Response:
+        kwargs: dict[str, Any] = {"headers": self.request_headers(microversion, headers)}
+        if json is not None:
+            kwargs["json"] = json
+        if self.timeout is not None:
+            kwargs["timeout"] = self.timeout
+        return self.session.request(method, self.base_url + url, **kwargs)
+
+    def close(self) -> None:
+        self.session.close()
