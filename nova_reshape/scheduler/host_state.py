@@ -16,7 +16,7 @@ from __future__ import annotations
 import json
 import time
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
 from typing import TYPE_CHECKING, Any
 
 from nova_reshape.scheduler import numa as numa_mod
@@ -57,6 +57,14 @@ class Service:
     forced_down: bool = False
     last_seen_up: float | None = None
     created_at: float | None = None
+
+    def get(self, key: str, default: Any = None) -> Any:
+        """A field by name: nova keeps the service as a dict, so JsonFilter's
+        ``$service.disabled`` looks it up with ``.get``."""
+        return getattr(self, key) if key in SERVICE_FIELDS else default
+
+
+SERVICE_FIELDS = frozenset(f.name for f in fields(Service))
 
 
 #: Public data attributes: what ComputeCapabilitiesFilter's ``hasattr`` sees.
