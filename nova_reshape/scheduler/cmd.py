@@ -16,6 +16,7 @@ from collections.abc import Sequence
 
 from nova_reshape.scheduler.errors import ScenarioError
 from nova_reshape.scheduler.pipeline import FilterScheduler
+from nova_reshape.scheduler.prefilter_report import render_steps, scenario_request_filters
 from nova_reshape.scheduler.result import render_table, result_to_dict, scenario_error_dict
 from nova_reshape.scheduler.scenario import load_scenario
 
@@ -64,6 +65,7 @@ def explain(path: str, output_format: str = "table") -> int:
         print(json.dumps(result_to_dict(result), indent=2))
     else:
         sys.stdout.write(render_table(result, scenario.description))
+        sys.stdout.write("\n".join(render_steps(scenario_request_filters(scenario))) + "\n")
     return 1 if result.error else 0
 
 
