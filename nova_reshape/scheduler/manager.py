@@ -1,6 +1,6 @@
 """SchedulerManager.select_destinations: the filter scheduler on top of Placement.
 
-nova-side.md §5.1-§5.7. For a RequestSpec and the instance uuids of one
+For a RequestSpec and the instance uuids of one
 request:
 
 1. prefilters edit the spec (root traits, AZ aggregates, device-profile

@@ -9,13 +9,11 @@ from __future__ import annotations
 
 import uuid as uuid_mod
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from nova_reshape.scheduler.numa import InstanceTopology
 from nova_reshape.scheduler.pci import PciRequest
-
-if TYPE_CHECKING:
-    from nova_reshape.scheduler.resource_request import RequestGroup
+from nova_reshape.scheduler.request_group import RequestGroup
 
 CELL_NAMESPACE = uuid_mod.UUID("6b1a0c0e-4d4c-4f39-9a53-2f0d7a3c1b11")
 

@@ -12,9 +12,6 @@ class _SoftAffinityBase(BaseHostWeigher):
     policy_name = ""
     sign = 1
 
-    def _weigh_object(self, host_state, spec_obj):
-        return self.raw_weights([host_state], spec_obj)[0]
-
     def raw_weights(self, hosts, spec_obj):
         group = spec_obj.instance_group
         if group is None or group.policy != self.policy_name:
@@ -44,9 +41,6 @@ class CrossCellWeigher(BaseHostWeigher):
 
     multiplier_option = "cross_cell_move_weight_multiplier"
 
-    def _weigh_object(self, host_state, spec_obj):
-        return self.raw_weights([host_state], spec_obj)[0]
-
     def raw_weights(self, hosts, spec_obj):
         destination = spec_obj.requested_destination
         if destination is None or not destination.cell or \
@@ -62,13 +56,9 @@ class PCIWeigher(BaseHostWeigher):
     multiplier_option = "pci_weight_multiplier"
 
     def _weigh_object(self, host_state, spec_obj):
-        free = host_state.pci_stats.free_count() if host_state.pci_stats else 0
+        stats = host_state.pci_stats
+        free = stats.free_count() if stats and stats.pools else 0
         return MAX_PCI_DEVICES - min(free, MAX_PCI_DEVICES - 1)
-
-    def raw_weights(self, hosts, spec_obj):
-        weigh = self._weigh_object
-        return [MAX_PCI_DEVICES if not (host.pci_stats and host.pci_stats.pools)
-                else weigh(host, spec_obj) for host in hosts]
 
 
 class MetricsWeigher(BaseHostWeigher):
@@ -83,16 +73,6 @@ class MetricsWeigher(BaseHostWeigher):
 
     def config_multiplier(self):
         return self.conf.metrics.weight_multiplier
-
-    def raw_weights(self, hosts, spec_obj):
-        weigh = self._weigh_object
-        setting = self.conf.metrics_weight_setting
-        if len(setting) == 1:
-            # The common single-metric case without a call per host.
-            name, ratio = setting[0]
-            return [0.0 + host.metrics[name] * ratio if name in host.metrics
-                    else weigh(host, spec_obj) for host in hosts]
-        return [weigh(host, spec_obj) for host in hosts]
 
     def _weigh_object(self, host_state, spec_obj):
         value = 0.0
@@ -136,5 +116,3 @@ class ImagePropertiesWeigher(BaseHostWeigher):
             weights.append(weight)
         return weights
 
-    def _weigh_object(self, host_state, spec_obj):
-        return self.raw_weights([host_state], spec_obj)[0]
