@@ -31,11 +31,13 @@ class Provider:
     traits: Iterable[str] = ()
     aggregates: Iterable[str] = ()
     children: list[Provider] = field(default_factory=list)
+    #: A compute node root reports OWNER_NOVA (nova 34); False for other owners.
+    owner_nova: bool = True
 
     def all_traits(self, parent: Provider | None) -> set[str]:
         """Its traits, plus OWNER_NOVA on a compute node root as nova 34 reports it."""
         traits = set(self.traits)
-        if parent is None and "MISC_SHARES_VIA_AGGREGATE" not in traits:
+        if parent is None and self.owner_nova and "MISC_SHARES_VIA_AGGREGATE" not in traits:
             traits.add("OWNER_NOVA")
         return traits
 
