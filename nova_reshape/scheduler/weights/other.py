@@ -55,10 +55,10 @@ class PCIWeigher(BaseHostWeigher):
 
     multiplier_option = "pci_weight_multiplier"
 
-    def _weigh_object(self, host_state, spec_obj):
-        stats = host_state.pci_stats
-        free = stats.free_count() if stats and stats.pools else 0
-        return MAX_PCI_DEVICES - min(free, MAX_PCI_DEVICES - 1)
+    def raw_weights(self, hosts, spec_obj):
+        top = MAX_PCI_DEVICES
+        return [top - min(host.pci_stats.free_count(), top - 1)
+                if host.pci_stats and host.pci_stats.pools else top for host in hosts]
 
 
 class MetricsWeigher(BaseHostWeigher):
@@ -74,7 +74,13 @@ class MetricsWeigher(BaseHostWeigher):
     def config_multiplier(self):
         return self.conf.metrics.weight_multiplier
 
-    def _weigh_object(self, host_state, spec_obj):
+    def raw_weights(self, hosts, spec_obj):
+        if not self.conf.metrics_weight_setting:
+            return [0.0] * len(hosts)
+        value = self._value
+        return [value(host) for host in hosts]
+
+    def _value(self, host_state):
         value = 0.0
         metrics = host_state.metrics
         for name, ratio in self.conf.metrics_weight_setting:

@@ -1,7 +1,8 @@
 """Weighers over host counters: RAM, CPU, disk, I/O, instances, version, failures.
 
-Each states its raw value once: a HostState ``attribute`` (read for a whole
-host list without a method call per host) or a ``_weigh_object`` formula.
+Each states its raw value once: a HostState ``attribute`` or a list-at-once
+``raw_weights`` (no method call per host on large host lists); the base
+class derives ``_weigh_object`` from either.
 """
 
 from __future__ import annotations
@@ -23,8 +24,8 @@ class CPUWeigher(BaseHostWeigher):
     minval = 0
     multiplier_option = "cpu_weight_multiplier"
 
-    def _weigh_object(self, host_state, spec_obj):
-        return host_state.vcpus_total * host_state.cpu_allocation_ratio - host_state.vcpus_used
+    def raw_weights(self, hosts, spec_obj):
+        return [h.vcpus_total * h.cpu_allocation_ratio - h.vcpus_used for h in hosts]
 
 
 class DiskWeigher(BaseHostWeigher):
@@ -55,8 +56,8 @@ class HypervisorVersionWeigher(BaseHostWeigher):
 
     multiplier_option = "hypervisor_version_weight_multiplier"
 
-    def _weigh_object(self, host_state, spec_obj):
-        return host_state.hypervisor_version or 0
+    def raw_weights(self, hosts, spec_obj):
+        return [host.hypervisor_version or 0 for host in hosts]
 
 
 class BuildFailureWeigher(BaseHostWeigher):
