@@ -46,6 +46,9 @@ class InstanceInfo:
     uuid: str
     image_id: str | None = None
     image_properties: dict[str, Any] = field(default_factory=dict)
+    #: nova's stub ``Instance(uuid=...)`` for an instance of the request being
+    #: placed (no context, not in the cell database yet).
+    stub: bool = False
 
 
 @dataclass

@@ -329,7 +329,7 @@ class FilterScheduler:
         if group is not None:
             group.hosts.append(host.host)
             if instance_uuid and instance_uuid not in host.instances:
-                host.instances[instance_uuid] = InstanceInfo(uuid=instance_uuid)
+                host.instances[instance_uuid] = InstanceInfo(uuid=instance_uuid, stub=True)
 
     def select_destinations(self, hosts: Sequence[HostState], spec: RequestSpec,
                             instance_uuids: Sequence[str] | None = None, *,

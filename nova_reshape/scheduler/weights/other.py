@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from nova_reshape.scheduler.errors import ComputeHostMetricNotFound
+from nova_reshape.scheduler.errors import ComputeHostMetricNotFound, OrphanedObjectError
 from nova_reshape.scheduler.weights.base import BaseHostWeigher
 
 MAX_PCI_DEVICES = 100
@@ -100,13 +100,17 @@ class ImagePropertiesWeigher(BaseHostWeigher):
     Counts ``(property, str(value))`` pairs of the host's instances' images
     that the requested image also has, weighted by
     ``image_props_weight_setting`` when set (unlisted properties count 0).
-    Returns 0 everywhere when the *configured* multiplier is 0.
+    Returns 0 everywhere when the *configured* multiplier is 0. Otherwise it
+    reads every instance's image metadata, as nova does from the cell
+    database; the stub nova leaves on a host between the instances of a
+    multi-create in a server group has no context, and reading it raises
+    OrphanedObjectError in nova, so it does here.
     """
 
     multiplier_option = "image_props_weight_multiplier"
 
     def raw_weights(self, hosts, spec_obj):
-        if self.config_multiplier() == 0.0 or not spec_obj.image.properties:
+        if self.config_multiplier() == 0.0:
             return [0.0] * len(hosts)
         wanted = {key: str(value) for key, value in spec_obj.image.properties.items()}
         setting = self.conf.image_props_weight_setting
@@ -114,6 +118,8 @@ class ImagePropertiesWeigher(BaseHostWeigher):
         for host_state in hosts:
             weight = 0.0
             for instance in host_state.instances.values():
+                if instance.stub:
+                    raise OrphanedObjectError()
                 if not instance.image_properties:
                     continue
                 for prop, value in instance.image_properties.items():

@@ -103,28 +103,59 @@ def test_json_service_fields_are_dict_lookups():
 
 # -- ImagePropertiesWeigher over a multi-create --------------------------------
 
-def test_image_props_weigher_does_not_count_the_instances_being_booted():
-    """For a multi-create in a server group nova adds a stub Instance(uuid) to
-    the chosen host; ImagePropertiesWeigher loads its image metadata from the
-    cell database, where the new instance does not exist yet (InstanceNotFound
-    is swallowed), so the stub adds nothing and instance 1 sees the same raw
-    values as instance 0: h2 (two ubuntu instances) stays ahead of h1 (one)."""
-    ubuntu = {"os_distro": "ubuntu"}
-    hosts = [host("h1", instances=[{"uuid": "a1", "image_properties": ubuntu}]),
-             host("h2", instances=[{"uuid": "b1", "image_properties": ubuntu},
-                                   {"uuid": "b2", "image_properties": ubuntu},
-                                   {"uuid": "b3", "image_properties": {"os_distro": "rhel"}}])]
-    uuids = ["00000000-0000-4000-8000-000000000001", "00000000-0000-4000-8000-000000000002"]
-    request = {"num_instances": 2, "instance_uuids": uuids,
-               "image": {"properties": ubuntu},
-               "instance_group": {"policy": "soft-affinity", "members": uuids}}
-    out = _run(hosts, request, filters=("AllHostsFilter",),
+UUIDS = ["00000000-0000-4000-8000-000000000001", "00000000-0000-4000-8000-000000000002"]
+UBUNTU = {"os_distro": "ubuntu"}
+
+
+def _image_props_hosts():
+    return [host("h1", instances=[{"uuid": "a1", "image_properties": UBUNTU}]),
+            host("h2", instances=[{"uuid": "b1", "image_properties": UBUNTU},
+                                  {"uuid": "b2", "image_properties": UBUNTU},
+                                  {"uuid": "b3", "image_properties": {"os_distro": "rhel"}}])]
+
+
+def test_image_props_weigher_fails_on_the_stub_of_a_multi_create_in_a_group():
+    """Between the instances of a multi-create in a server group nova puts a
+    stub ``objects.Instance(uuid=...)`` (no context) on the chosen host.
+    ImagePropertiesWeigher then reads every instance's image metadata; for the
+    stub that lazy-loads ``system_metadata`` without a context, which raises
+    OrphanedObjectError (only InstanceNotFound is caught), so the second
+    instance fails at the weighing stage. Instance 0 is weighed normally:
+    h2 has two ubuntu instances, h1 one."""
+    request = {"num_instances": 2, "instance_uuids": UUIDS, "image": {"properties": UBUNTU},
+               "instance_group": {"policy": "soft-affinity", "members": UUIDS}}
+    out = _run(_image_props_hosts(), request, filters=("AllHostsFilter",),
                weighers=("ImagePropertiesWeigher",), image_props_weight_multiplier=1.0)
+    raw = {w["host"]: w["weighers"]["ImagePropertiesWeigher"]["raw"]
+           for w in out["instances"][0]["weighed"]}
+    assert raw == {"h1": 1.0, "h2": 2.0}
+    assert out["error"]["stage"] == "weigh" and out["error"]["instance_index"] == 1
+    assert (out["error"]["weigher"], out["error"]["type"]) == (
+        "ImagePropertiesWeigher", "OrphanedObjectError")
+
+
+def test_image_props_weigher_without_a_group_counts_the_same_each_instance():
+    """Without a server group nova adds no stub: the new instance is not on any
+    host yet, so instance 1 sees exactly instance 0's raw values."""
+    request = {"num_instances": 2, "instance_uuids": UUIDS, "image": {"properties": UBUNTU}}
+    out = _run(_image_props_hosts(), request, filters=("AllHostsFilter",),
+               weighers=("ImagePropertiesWeigher",), image_props_weight_multiplier=1.0)
+    assert out["error"] is None
     for instance in out["instances"]:
         raw = {w["host"]: w["weighers"]["ImagePropertiesWeigher"]["raw"]
                for w in instance["weighed"]}
         assert raw == {"h1": 1.0, "h2": 2.0}
     assert out["selected"] == ["h2", "h2"]
+
+
+def test_image_props_weigher_is_off_when_the_global_multiplier_is_zero():
+    """A zero ``image_props_weight_multiplier`` returns 0.0 before any instance
+    is read, so the stub of a grouped multi-create raises nothing."""
+    request = {"num_instances": 2, "instance_uuids": UUIDS, "image": {"properties": UBUNTU},
+               "instance_group": {"policy": "soft-affinity", "members": UUIDS}}
+    out = _run(_image_props_hosts(), request, filters=("AllHostsFilter",),
+               weighers=("ImagePropertiesWeigher",))
+    assert out["error"] is None and len(out["selected"]) == 2
 
 
 def test_image_props_weigher_setting_weighs_each_matching_occurrence():
