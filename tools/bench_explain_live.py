@@ -29,7 +29,6 @@ import statistics
 import sys
 import tempfile
 import time
-from urllib.parse import parse_qsl
 
 sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[1]))
 
@@ -37,7 +36,7 @@ from nova_reshape.scheduler.config import SchedulerConfig
 from nova_reshape.scheduler.live.explain import run
 from nova_reshape.scheduler.live.placement import from_database
 from nova_reshape.scheduler.live.reasons import explain_roots
-from nova_reshape.scheduler.live.request import LiveRequest, build_spec, placement_request
+from nova_reshape.scheduler.live.request import LiveRequest, build_spec, placement_requests
 from placement_wsgi.candidates import search
 from placement_wsgi.candidates.request import parse_query
 from placement_wsgi.db import migration
@@ -62,8 +61,8 @@ def hosts(count: int) -> list[Provider]:
 
 def reasons_only(db_url: str) -> tuple[float, collections.Counter]:
     conf = SchedulerConfig()
-    request, _ = placement_request(build_spec(LIVE, conf), conf, [])
-    pairs = parse_qsl(request.to_querystring())
+    (request,), _ = placement_requests(build_spec(LIVE, conf), conf, [])
+    pairs = request.query_params()
     database = Database(db_url)
 
     def body(connection):

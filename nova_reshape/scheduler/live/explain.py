@@ -21,8 +21,8 @@ from typing import Any, Protocol
 from nova_reshape.scheduler import prefilters
 from nova_reshape.scheduler.config import SchedulerConfig
 from nova_reshape.scheduler.host_state import Aggregate, HostState
-from nova_reshape.scheduler.live.placement import PlacementView
-from nova_reshape.scheduler.live.request import LiveRequest, build_spec, placement_request
+from nova_reshape.scheduler.live.placement import PlacementView, merged
+from nova_reshape.scheduler.live.request import LiveRequest, build_spec, placement_requests
 from nova_reshape.scheduler.pipeline import FilterScheduler
 from nova_reshape.scheduler.prefilter_report import render_steps, steps_to_dicts
 from nova_reshape.scheduler.result import render_table, result_to_dict
@@ -55,6 +55,7 @@ class PlacementHostStates:
 class LiveResult:
     request: LiveRequest
     query: str = ""
+    fallback_query: str | None = None
     steps: list[prefilters.PrefilterStep] = field(default_factory=list)
     refused: str | None = None
     view: PlacementView | None = None
@@ -83,7 +84,8 @@ class LiveResult:
             "selected": [],
         }
         if view is not None:
-            out["placement"] = {"query": self.query, "roots": len(view.roots),
+            out["placement"] = {"query": self.query, "fallback_query": self.fallback_query,
+                                "roots": len(view.roots),
                                 "candidate_roots": len(view.candidate_roots),
                                 "allocation_requests": len(view.body.get(
                                     "allocation_requests", [])),
@@ -103,12 +105,13 @@ def run(live: LiveRequest, ask: Callable[[list[tuple[str, str]]], PlacementView]
     result = LiveResult(live)
     spec = build_spec(live, conf)
     try:
-        request, result.steps = placement_request(spec, conf, source.aggregates())
+        requests, result.steps = placement_requests(spec, conf, source.aggregates())
     except prefilters.RequestFilterFailed as error:
         result.steps, result.refused = error.steps, str(error)
         return result
-    result.query = request.to_querystring()
-    result.view = ask(request.query_params())
+    result.query = requests[0].to_querystring()
+    result.fallback_query = requests[1].to_querystring() if len(requests) > 1 else None
+    result.view = merged([ask(request.query_params()) for request in requests])
     hosts = source.host_states(result.view.body, result.view.roots, conf)
     scheduler = FilterScheduler(conf)
     result.schedule = scheduler.schedule(hosts, spec, [None], subset_choices=[0])
@@ -126,6 +129,8 @@ def render(result: LiveResult) -> str:
     view = result.view
     assert view is not None
     lines.append(f"Placement query: GET /allocation_candidates?{result.query}")
+    if result.fallback_query:
+        lines.append(f"  and nova's VCPU fallback: ?{result.fallback_query}")
     lines.append(f"Placement: {len(view.candidate_roots)} of {len(view.roots)} root "
                  f"provider(s) are candidates")
     if view.verdicts:

@@ -45,6 +45,22 @@ class PlacementView:
         return candidate_roots(self.body)
 
 
+def merged(views: list[PlacementView]) -> PlacementView:
+    """nova's merge of the PCPU query and its VCPU fallback: requests added,
+    summaries updated; a root neither query returned keeps the first query's reason."""
+    if len(views) == 1:
+        return views[0]
+    first = views[0]
+    body = {"allocation_requests": [r for v in views
+                                    for r in v.body.get("allocation_requests", [])],
+            "provider_summaries": {}}
+    for view in views:
+        body["provider_summaries"].update(view.body.get("provider_summaries", {}))
+    roots = candidate_roots(body)
+    return PlacementView(body, [v for v in first.verdicts if v.uuid not in roots],
+                         first.roots, all(v.explained for v in views))
+
+
 def candidate_roots(body: dict[str, Any]) -> set[str]:
     """Root uuids of every provider in the candidates' allocation requests."""
     summaries = body.get("provider_summaries", {})

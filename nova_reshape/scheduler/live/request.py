@@ -69,16 +69,26 @@ def build_spec(live: LiveRequest, conf: SchedulerConfig) -> RequestSpec:
                                                     extra_specs, image.properties))
 
 
-def placement_request(spec: RequestSpec, conf: SchedulerConfig,
-                      aggregates: list[Aggregate]) -> tuple[rr.ResourceRequest,
+def placement_requests(spec: RequestSpec, conf: SchedulerConfig,
+                       aggregates: list[Aggregate]) -> tuple[list[rr.ResourceRequest],
                                                              list[prefilters.PrefilterStep]]:
-    """Run the pre-filters on ``spec`` and build nova's candidates query.
+    """Run the pre-filters on ``spec`` and build nova's candidates queries.
 
-    Raises RequestFilterFailed (its ``steps`` say which filter refused).
+    One query, or two when CPU pinning asked for ``PCPU``: nova then also
+    asks with ``VCPU`` instead (unless ``[workarounds]
+    disable_fallback_pcpu_query``) and merges the answers. Raises
+    RequestFilterFailed (its ``steps`` say which filter refused).
     """
     steps = prefilters.run_prefilters(spec, aggregates=aggregates, conf=conf)
-    request = rr.from_request_spec(
-        spec, max_placement_results=conf.scheduler.max_placement_results,
-        pci_in_placement=conf.filter_scheduler.pci_in_placement,
-        require_owner_nova="OWNER_NOVA" in spec.root_required)
-    return request, steps
+
+    def build(translate_pinning: bool) -> rr.ResourceRequest:
+        return rr.from_request_spec(
+            spec, max_placement_results=conf.scheduler.max_placement_results,
+            translate_pinning=translate_pinning,
+            pci_in_placement=conf.filter_scheduler.pci_in_placement,
+            require_owner_nova="OWNER_NOVA" in spec.root_required)
+
+    requests = [build(True)]
+    if requests[0].cpu_pinning_requested and not conf.workarounds.disable_fallback_pcpu_query:
+        requests.append(build(False))
+    return requests, steps

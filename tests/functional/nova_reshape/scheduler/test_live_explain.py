@@ -17,9 +17,11 @@ from nova_reshape.scheduler.cmd import main
 from nova_reshape.scheduler.config import SchedulerConfig
 from nova_reshape.scheduler.host_state import Aggregate
 from nova_reshape.scheduler.live.explain import PlacementHostStates, run
-from nova_reshape.scheduler.live.placement import PlacementError, from_database
+from nova_reshape.scheduler.live.placement import PlacementError, from_database, from_http
 from nova_reshape.scheduler.live.reasons import Reason
 from nova_reshape.scheduler.live.request import LiveRequest
+from placement_wsgi.direct import PlacementDirect
+from tests.fixtures.config import make_conf
 from tests.functional.nova_reshape.scheduler.conftest import placement
 from tests.functional.nova_reshape.scheduler.seeding import Provider, compute_node, seed
 
@@ -136,3 +138,30 @@ def test_cli_json_and_errors(db_url, capsys):
     assert code == 2 and "--flavor NAME or --extra-specs" in capsys.readouterr().err
     with pytest.raises(PlacementError):
         from_database(db_url, [("resources", "NOT_A_CLASS:1")])
+
+
+def test_over_http_candidates_are_the_same_and_the_others_are_listed(db_url):
+    seed(db_url, [compute_node("one"), compute_node(
+        "tiny", inventories={"MEMORY_MB": {"total": 2048, "reserved": 1536}})])
+    live = LiveRequest(vcpus=1, ram_mb=1024, disk_gb=1)
+    direct = PlacementDirect(make_conf(db_url))
+    with direct:
+        from_api = run(live, lambda query: from_http(direct.url, query, token="admin"),
+                       SchedulerConfig())
+    from_db = _explain(db_url, live)
+    assert from_api.view.candidate_roots == from_db.view.candidate_roots
+    (verdict,) = from_api.view.verdicts
+    assert verdict.name == "tiny" and verdict.reason is Reason.NOT_EXPLAINED
+    assert not from_api.view.explained
+    assert [h.host for h in from_api.schedule.selected] == ["one"]
+
+
+def test_pinned_flavor_also_asks_nova_s_vcpu_fallback(db_url):
+    seed(db_url, [compute_node("vcpu-only"), compute_node(
+        "pcpu", inventories={"PCPU": 16})])
+    live = LiveRequest(vcpus=2, ram_mb=512, disk_gb=1,
+                       extra_specs={"hw:cpu_policy": "dedicated"})
+    result = _explain(db_url, live)
+    assert "PCPU%3A2" in result.query and "VCPU%3A2" in result.fallback_query
+    assert {result.view.roots[u] for u in result.view.candidate_roots} == {"vcpu-only", "pcpu"}
+    assert result.view.verdicts == []
