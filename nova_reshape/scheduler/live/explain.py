@@ -27,6 +27,7 @@ from nova_reshape.scheduler.pipeline import FilterScheduler
 from nova_reshape.scheduler.prefilter_report import render_steps, steps_to_dicts
 from nova_reshape.scheduler.result import render_table, result_to_dict
 from nova_reshape.scheduler.sources import host_states_from_allocation_candidates
+from placement_wsgi.candidates.search import SHARING_TRAIT
 
 
 class HostStateSource(Protocol):
@@ -47,8 +48,14 @@ class PlacementHostStates:
     def host_states(self, body: Mapping[str, Any], roots: Mapping[str, str],
                     conf: SchedulerConfig) -> list[HostState]:
         nodes = {uuid: {"host": name} for uuid, name in roots.items()}
+        # a sharing provider lends resources; it is not a compute node
+        hosts_only = {"allocation_requests": body.get("allocation_requests", []),
+                      "provider_summaries": {
+                          uuid: summary for uuid, summary in body["provider_summaries"].items()
+                          if SHARING_TRAIT not in (summary.get("traits") or ())}}
         return host_states_from_allocation_candidates(
-            body, nodes, service_down_time=conf.DEFAULT.service_down_time, deep_copy=False)
+            hosts_only, nodes, service_down_time=conf.DEFAULT.service_down_time,
+            deep_copy=False)
 
 
 @dataclass

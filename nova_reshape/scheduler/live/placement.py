@@ -22,6 +22,7 @@ from nova_reshape.scheduler.live.reasons import Reason, RootVerdict, explain_roo
 from placement_wsgi import errors
 from placement_wsgi.candidates import engine, search
 from placement_wsgi.candidates.request import parse_query
+from placement_wsgi.candidates.search import SHARING_TRAIT
 from placement_wsgi.db.database import Database
 from placement_wsgi.microversion import Version
 
@@ -62,12 +63,18 @@ def merged(views: list[PlacementView]) -> PlacementView:
 
 
 def candidate_roots(body: dict[str, Any]) -> set[str]:
-    """Root uuids of every provider in the candidates' allocation requests."""
+    """Root uuids of the trees the candidates are built around.
+
+    A sharing provider (``MISC_SHARES_VIA_AGGREGATE``) lends resources to
+    other trees; it is not a host, so its own root does not count.
+    """
     summaries = body.get("provider_summaries", {})
     roots = set()
     for request in body.get("allocation_requests", []):
         for uuid in request.get("allocations", {}):
-            roots.add(summaries.get(uuid, {}).get("root_provider_uuid", uuid))
+            summary = summaries.get(uuid, {})
+            if SHARING_TRAIT not in summary.get("traits", ()):
+                roots.add(summary.get("root_provider_uuid", uuid))
     return roots
 
 

@@ -165,3 +165,24 @@ def test_pinned_flavor_also_asks_nova_s_vcpu_fallback(db_url):
     assert "PCPU%3A2" in result.query and "VCPU%3A2" in result.fallback_query
     assert {result.view.roots[u] for u in result.view.candidate_roots} == {"vcpu-only", "pcpu"}
     assert result.view.verdicts == []
+
+
+def test_sharing_provider_counts_for_the_roots_it_shares_with(db_url):
+    share_agg = "5a5a5a5a-0000-4000-8000-000000000001"
+    seed(db_url, [
+        Provider("nfs", inventories={"DISK_GB": 10000},
+                 traits=["MISC_SHARES_VIA_AGGREGATE"], aggregates=[share_agg]),
+        Provider("diskless-shared", inventories={"VCPU": 16, "MEMORY_MB": 32768},
+                 aggregates=[share_agg]),
+        Provider("diskless-alone", inventories={"VCPU": 16, "MEMORY_MB": 32768}),
+    ])
+    result = _explain(db_url, LiveRequest(vcpus=1, ram_mb=512, disk_gb=100))
+    names = {result.view.roots[u] for u in result.view.candidate_roots}
+    assert names == {"diskless-shared"}
+    got = _verdicts(result.view)
+    assert got["diskless-alone"].reason is Reason.MISSING_CLASS
+    assert got["diskless-alone"].numbers["resource_class"] == "DISK_GB"
+    # the sharing provider is a root too, and it has no VCPU of its own
+    assert got["nfs"].reason is Reason.MISSING_CLASS
+    assert result.schedule.instances[0].candidates[0].host == "diskless-shared"
+    assert len(result.schedule.instances[0].candidates) == 1
