@@ -211,9 +211,14 @@ class Explainer:
         if group.granular:
             providers = set(pool)
             for rc, amount in group.amounts:
-                providers, why = self._classes(info, providers, rc, amount)
+                narrowed, why = self._classes(info, providers, rc, amount)
+                if why and why[0] is Reason.MISSING_CLASS and pool & info.has_class[rc]:
+                    classes = ", ".join(self.class_names[c] for c, _ in group.amounts)
+                    return (Reason.MISSING_CLASS, "no single provider of the tree has "
+                            f"room for all of {classes}", why[2])
                 if why:
                     return why
+                providers = narrowed
             return self._traits_and_aggregates(info, providers, root)[1]
         chosen: set[int] = set()
         for rc, amount in group.amounts:
@@ -225,7 +230,8 @@ class Explainer:
                 return why
             chosen |= providers
         if group.any_of:
-            traits = union(self.snapshot.traits_of(p) for p in chosen | {root})
+            # the providers serving the group together must hold the traits
+            traits = union(self.snapshot.traits_of(p) for p in chosen or pool)
             missing = [any_of for any_of in group.any_of if traits.isdisjoint(any_of)]
             if missing:
                 wanted = union(set(any_of) for any_of in missing)
