@@ -1,4 +1,4 @@
-"""The scheduler's seam to Cyborg: device profiles in, ARQs bound out (nova-side.md §4.7).
+"""The scheduler's seam to Cyborg: device profiles in, ARQs bound out.
 
 The scheduler needs four things from an accelerator service, named as
 nova's Cyborg client names them (:class:`AcceleratorClient`): the request

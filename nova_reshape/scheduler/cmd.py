@@ -1,21 +1,31 @@
-"""``nova-reshape-scheduler``: dry-run the filter scheduler on a scenario file.
+"""``nova-reshape-scheduler``: dry-run the filter scheduler on a scenario or a live cloud.
 
     nova-reshape-scheduler explain SCENARIO.json [--format table|json]
+    nova-reshape-scheduler explain --placement URL | --placement-database URL
+        --flavor NAME | --extra-specs JSON --vcpus N --ram MB --disk GB
+        [--image-properties JSON] [--az AZ] [--project ID] [--config FILE]
 
 ``-`` reads the scenario from stdin. Exit status: 0 when a result was
 computed (including "no valid host"), 1 when a filter or weigher raised
-(the result says which), 2 for an unreadable or invalid scenario.
+(the result says which), 2 for an unreadable or invalid scenario or bad
+live-mode arguments, 3 when Placement cannot be asked. docs/scheduler.md
+describes both modes.
 """
 
 from __future__ import annotations
 
 import argparse
+import functools
 import json
+import os
 import sys
 from collections.abc import Sequence
 
+from nova_reshape.scheduler.cmd_common import read_json
 from nova_reshape.scheduler.errors import ScenarioError
+from nova_reshape.scheduler.live import cli as live_cmd
 from nova_reshape.scheduler.pipeline import FilterScheduler
+from nova_reshape.scheduler.prefilter_report import render_steps, scenario_request_filters
 from nova_reshape.scheduler.result import render_table, result_to_dict, scenario_error_dict
 from nova_reshape.scheduler.scenario import load_scenario
 
@@ -27,31 +37,34 @@ def _parser() -> argparse.ArgumentParser:
     commands = parser.add_subparsers(dest="command", required=True)
     explain = commands.add_parser(
         "explain", help="filter and weigh the hosts of a scenario file and show why")
-    explain.add_argument("scenario", help="scenario JSON file (scheduler-scenario/1), - = stdin")
+    explain.add_argument("scenario", nargs="?",
+                         help="scenario JSON file (scheduler-scenario/1), - = stdin")
     explain.add_argument("--format", choices=["table", "json"], default="table",
                          help="table (default, with reasons) or the documented JSON result")
+    live = explain.add_argument_group("live cloud (instead of a scenario)")
+    where = live.add_mutually_exclusive_group()
+    where.add_argument("--placement", metavar="URL", help="Placement API endpoint")
+    where.add_argument("--placement-database", metavar="URL",
+                       help="Placement database (SQLAlchemy URL): reasons for every root")
+    live.add_argument("--flavor", metavar="NAME", help="flavor name")
+    live.add_argument("--extra-specs", metavar="JSON", help="flavor extra specs")
+    live.add_argument("--vcpus", type=int, help="flavor vCPUs")
+    live.add_argument("--ram", type=int, metavar="MB", help="flavor RAM in MB")
+    live.add_argument("--disk", type=int, metavar="GB", help="flavor root disk in GB")
+    live.add_argument("--image-properties", metavar="JSON", help="image properties")
+    live.add_argument("--az", metavar="AZ", help="requested availability zone")
+    live.add_argument("--project", metavar="ID", default="project", help="project id")
+    live.add_argument("--config", metavar="FILE",
+                      help="scheduler options as JSON sections, like a scenario's config")
+    live.add_argument("--token", metavar="TOKEN", default=os.environ.get("OS_TOKEN"),
+                      help="X-Auth-Token for --placement (default: $OS_TOKEN)")
     return parser
-
-
-def _read(path: str) -> object:
-    try:
-        if path == "-":
-            text = sys.stdin.read()
-        else:
-            with open(path, encoding="utf-8") as handle:
-                text = handle.read()
-    except OSError as exc:
-        raise ScenarioError(f"cannot read {path}: {exc.strerror or exc}") from exc
-    try:
-        return json.loads(text)
-    except ValueError as exc:
-        raise ScenarioError(f"{path} is not valid JSON: {exc}") from exc
 
 
 def explain(path: str, output_format: str = "table") -> int:
     """Run one scenario and print the result; returns the exit status."""
     try:
-        scenario = load_scenario(_read(path))
+        scenario = load_scenario(read_json(path))
         scheduler = FilterScheduler(scenario.conf, now=scenario.now)
     except ScenarioError as exc:
         print(f"nova-reshape-scheduler: invalid scenario: {exc}", file=sys.stderr)
@@ -64,13 +77,43 @@ def explain(path: str, output_format: str = "table") -> int:
         print(json.dumps(result_to_dict(result), indent=2))
     else:
         sys.stdout.write(render_table(result, scenario.description))
+        sys.stdout.write("\n".join(render_steps(scenario_request_filters(scenario))) + "\n")
     return 1 if result.error else 0
+
+
+def explain_live(args: argparse.Namespace) -> int:
+    """The live mode; returns the exit status."""
+    try:
+        live, conf = live_cmd.arguments(args)
+    except ScenarioError as exc:
+        print(f"nova-reshape-scheduler: {exc}", file=sys.stderr)
+        return 2
+    if args.placement_database:
+        ask = functools.partial(live_cmd.from_database, args.placement_database)
+    else:
+        ask = functools.partial(live_cmd.from_http, args.placement, token=args.token)
+    try:
+        result = live_cmd.run(live, ask, conf)
+    except (live_cmd.PlacementError, ScenarioError) as exc:
+        print(f"nova-reshape-scheduler: {exc}", file=sys.stderr)
+        return 3 if isinstance(exc, live_cmd.PlacementError) else 2
+    if args.format == "json":
+        print(json.dumps(result.to_dict(), indent=2))
+    else:
+        sys.stdout.write(live_cmd.render(result))
+    return 1 if result.schedule is not None and result.schedule.error else 0
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Console entry point (``nova-reshape-scheduler = nova_reshape.scheduler.cmd:main``)."""
-    args = _parser().parse_args(argv)
+    parser = _parser()
+    args = parser.parse_args(argv)
     if args.command == "explain":
+        live = args.placement or args.placement_database
+        if bool(live) == bool(args.scenario):
+            parser.error("explain needs a scenario file or --placement/--placement-database")
+        if live:
+            return explain_live(args)
         return explain(args.scenario, args.format)
     return 2  # pragma: no cover - argparse enforces a command
 

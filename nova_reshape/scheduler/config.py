@@ -86,10 +86,16 @@ OPTIONS: dict[str, dict[str, tuple[Any, Any]]] = {
     "compute": {
         "packing_host_numa_cells_allocation_strategy": (_BOOL, False),
     },
-    # Read by the manager (select_destinations over Placement), not by filters.
+    # Read by the manager and the request pre-filters, not by filters.
     "scheduler": {
         "max_attempts": (types.Integer(min=1), 3),
         "max_placement_results": (types.Integer(min=1), 1000),
+        "limit_tenants_to_placement_aggregate": (_BOOL, False),
+        "placement_aggregate_required_for_tenants": (_BOOL, False),
+        "query_placement_for_image_type_support": (_BOOL, False),
+        "enable_isolated_aggregate_filtering": (_BOOL, False),
+        "image_metadata_prefilter": (_BOOL, False),
+        "query_placement_for_routed_network_aggregates": (_BOOL, False),
     },
     "workarounds": {
         "disable_fallback_pcpu_query": (_BOOL, False),

@@ -37,6 +37,18 @@ class ComputeHostMetricNotFound(SchedulerError):
         self.name = name
 
 
+class OrphanedObjectError(SchedulerError):
+    """nova's error for lazy-loading a field of an object that has no context.
+
+    ImagePropertiesWeigher meets it on the stub Instance nova puts on the
+    chosen host between the instances of a multi-create in a server group:
+    the stub has no context, so reading its image metadata fails.
+    """
+
+    def __init__(self) -> None:
+        super().__init__("Cannot call obj_load_attr on orphaned Instance object")
+
+
 class NoValidHost(SchedulerError):
     """No host survived filtering for some instance of the request.
 

@@ -16,7 +16,7 @@ from __future__ import annotations
 import json
 import time
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
 from typing import TYPE_CHECKING, Any
 
 from nova_reshape.scheduler import numa as numa_mod
@@ -46,6 +46,9 @@ class InstanceInfo:
     uuid: str
     image_id: str | None = None
     image_properties: dict[str, Any] = field(default_factory=dict)
+    #: nova's stub ``Instance(uuid=...)`` for an instance of the request being
+    #: placed (no context, not in the cell database yet).
+    stub: bool = False
 
 
 @dataclass
@@ -57,6 +60,14 @@ class Service:
     forced_down: bool = False
     last_seen_up: float | None = None
     created_at: float | None = None
+
+    def get(self, key: str, default: Any = None) -> Any:
+        """A field by name: nova keeps the service as a dict, so JsonFilter's
+        ``$service.disabled`` looks it up with ``.get``."""
+        return getattr(self, key) if key in SERVICE_FIELDS else default
+
+
+SERVICE_FIELDS = frozenset(f.name for f in fields(Service))
 
 
 #: Public data attributes: what ComputeCapabilitiesFilter's ``hasattr`` sees.
@@ -175,33 +186,41 @@ class HostState:
     def consume_from_request(self, spec: RequestSpec) -> None:
         """Account one instance of ``spec`` on this host (nova's consume_from_request).
 
-        RAM and disk (root + ephemeral, not swap) are subtracted, vCPUs,
-        instance and I/O counters incremented, NUMA and PCI usage applied;
-        NUMA/PCI failures are swallowed as nova swallows them.
+        In nova's order: RAM and disk (root + ephemeral, not swap) are
+        subtracted, vCPUs and the instance counter incremented, then the NUMA
+        fit is redone with the limits NUMATopologyFilter left on the host and
+        its result replaces ``spec.numa_topology`` (``None`` when it does not
+        fit, so later instances of the request carry no NUMA topology), then
+        the PCI devices are taken. Only when that succeeds are the I/O counter
+        and ``updated`` advanced: nova logs a PCI failure and skips the rest.
         """
         flavor = spec.flavor
         self.free_ram_mb -= flavor.memory_mb
         self.free_disk_mb -= (flavor.root_gb + flavor.ephemeral_gb) * 1024
         self.vcpus_used += flavor.vcpus
         self.num_instances += 1
+        try:
+            self._consume_devices(spec)
+        except PciDeviceRequestFailed:
+            return
         self.num_io_ops += 1
-        placement = None
-        if self.numa_topology is not None and spec.numa_topology is not None:
-            limits = numa_mod.Limits(self.cpu_allocation_ratio, self.ram_allocation_ratio)
-            fitted, _ = numa_mod.fit_instance_to_host(
-                self.numa_topology, spec.numa_topology, limits, spec.pci_requests,
-                self.pci_stats)
-            if fitted is not None:
-                numa_mod.apply_usage(self.numa_topology, fitted)
-                cells = {c.host_id for c in fitted.cells}
-                placement = _placement(self.numa_topology, cells)
-        if spec.pci_requests:
-            try:
-                self.pci_stats.apply_requests(spec.pci_requests, placement)
-            except PciDeviceRequestFailed:
-                pass
         self.updated = time.time()
 
+    def _consume_devices(self, spec: RequestSpec) -> None:
+        """NUMA then PCI usage of one instance; raises PciDeviceRequestFailed."""
+        if self.numa_topology is not None and spec.numa_topology is not None:
+            fitted, _ = numa_mod.fit_instance_to_host(
+                self.numa_topology, spec.numa_topology, self.limits.get("numa_topology"),
+                spec.pci_requests, self.pci_stats)
+            spec.numa_topology = fitted
+            if fitted is not None:
+                numa_mod.apply_usage(self.numa_topology, fitted)
+        placement = None
+        if spec.numa_topology is not None and self.numa_topology is not None:
+            placement = _placement(self.numa_topology,
+                                   {c.host_id for c in spec.numa_topology.cells})
+        if spec.pci_requests:
+            self.pci_stats.apply_requests(spec.pci_requests, placement)
 
 def _placement(topology: numa_mod.NUMATopology, cell_ids: set[int | None]) -> NumaPlacement:
     chosen = [c for c in topology.cells if c.id in cell_ids]

@@ -1,6 +1,6 @@
 """SchedulerManager.select_destinations: the filter scheduler on top of Placement.
 
-nova-side.md §5.1-§5.7. For a RequestSpec and the instance uuids of one
+For a RequestSpec and the instance uuids of one
 request:
 
 1. prefilters edit the spec (root traits, AZ aggregates, device-profile
@@ -98,7 +98,7 @@ class SchedulerManager:
                  aggregates: Sequence[Aggregate] = (),
                  accelerators: AcceleratorClient | None = None,
                  scheduler: FilterScheduler | None = None,
-                 require_owner_nova: bool = False,
+                 require_owner_nova: bool | None = None,
                  rng: random.Random | None = None) -> None:
         self.report = report
         self.conf = conf or SchedulerConfig()
@@ -114,6 +114,8 @@ class SchedulerManager:
         self.rng = rng or random.Random()
         #: Traces of the last call (one per instance, plus the alternates pass).
         self.last_traces: list[InstanceTrace] = []
+        #: What each request pre-filter did in the last call.
+        self.last_prefilters: list[prefilters.PrefilterStep] = []
 
     # -- entry point -------------------------------------------------------
 
@@ -149,13 +151,14 @@ class SchedulerManager:
             spec, max_placement_results=self.conf.scheduler.max_placement_results,
             translate_pinning=translate_pinning,
             pci_in_placement=self.conf.filter_scheduler.pci_in_placement,
-            require_owner_nova=self.require_owner_nova, compute_nodes=self.nodes.lookup)
+            require_owner_nova="OWNER_NOVA" in spec.root_required,
+            compute_nodes=self.nodes.lookup)
 
     def _candidates(self, context: Any, spec: RequestSpec) -> tuple[dict[str, Any], str]:
         try:
-            prefilters.run_prefilters(spec, aggregates=self.aggregates,
-                                      resolver=self.accelerators,
-                                      require_owner_nova=self.require_owner_nova)
+            self.last_prefilters = prefilters.run_prefilters(
+                spec, aggregates=self.aggregates, resolver=self.accelerators,
+                require_owner_nova=self.require_owner_nova, conf=self.conf)
         except prefilters.RequestFilterFailed as error:
             raise NoValidHost(f"No valid host was found. {error}") from error
         request = self.build_request(spec)

@@ -3,7 +3,7 @@
 nova loads HostStates from its compute database for the uuids Placement
 returned (``provider_summaries`` keys); child providers and sharing
 providers match no compute node. nova-reshape has no compute database, so a
-catalogue stands in for it (nova-side.md §5.4):
+catalogue stands in for it:
 
 * :class:`StaticNodes`: a fixed ``{compute node uuid: scenario host entry}``
   (scheduler-scenario.md vocabulary: host, nodename, cell, stats, service

@@ -134,13 +134,16 @@ def parse_page_size(value: Any) -> int:
     return int(digits) * _UNITS_KB[unit]
 
 
-def _flavor_image(extra_specs: Mapping[str, str], props: Mapping[str, Any],
-                  key: str) -> tuple[Any, Any]:
+def flavor_image_values(extra_specs: Mapping[str, str], props: Mapping[str, Any],
+                        key: str) -> tuple[Any, Any]:
+    """``(flavor hw:<key>, image hw_<key>)``, either None when absent."""
     return extra_specs.get(f"hw:{key}"), props.get(f"hw_{key}")
 
 
-def _unique(extra_specs: Mapping[str, str], props: Mapping[str, Any], key: str) -> Any:
-    flavor_value, image_value = _flavor_image(extra_specs, props, key)
+def unique_flavor_image_value(extra_specs: Mapping[str, str], props: Mapping[str, Any],
+                              key: str) -> Any:
+    """The flavor's or the image's ``key``; both set and different is a conflict."""
+    flavor_value, image_value = flavor_image_values(extra_specs, props, key)
     if flavor_value is not None and image_value is not None and \
             str(flavor_value) != str(image_value):
         raise ScenarioError(
@@ -151,8 +154,8 @@ def _unique(extra_specs: Mapping[str, str], props: Mapping[str, Any], key: str) 
 def numa_get_constraints(vcpus: int, memory_mb: int, extra_specs: Mapping[str, str],
                          props: Mapping[str, Any]) -> InstanceTopology | None:
     """The requested guest NUMA topology, or None when nothing asks for one."""
-    nodes_value = _unique(extra_specs, props, "numa_nodes")
-    flavor_page, image_page = _flavor_image(extra_specs, props, "mem_page_size")
+    nodes_value = unique_flavor_image_value(extra_specs, props, "numa_nodes")
+    flavor_page, image_page = flavor_image_values(extra_specs, props, "mem_page_size")
     pagesize = None
     if flavor_page is not None:
         pagesize = parse_page_size(flavor_page)
@@ -161,7 +164,7 @@ def numa_get_constraints(vcpus: int, memory_mb: int, extra_specs: Mapping[str, s
     elif image_page is not None:
         raise ScenarioError("image hw_mem_page_size is forbidden by the flavor")
     policy = _cpu_policy(extra_specs, props)
-    thread_policy = _unique(extra_specs, props, "cpu_thread_policy")
+    thread_policy = unique_flavor_image_value(extra_specs, props, "cpu_thread_policy")
     if thread_policy is not None and thread_policy not in ("prefer", "isolate", "require"):
         raise ScenarioError(f"invalid CPU thread policy {thread_policy!r}")
     if thread_policy is not None and policy not in ("dedicated", "mixed"):
@@ -192,7 +195,7 @@ def numa_get_constraints(vcpus: int, memory_mb: int, extra_specs: Mapping[str, s
 
 
 def _cpu_policy(extra_specs: Mapping[str, str], props: Mapping[str, Any]) -> str | None:
-    flavor_value, image_value = _flavor_image(extra_specs, props, "cpu_policy")
+    flavor_value, image_value = flavor_image_values(extra_specs, props, "cpu_policy")
     for value in (flavor_value, image_value):
         if value is not None and value not in ("shared", "dedicated", "mixed"):
             raise ScenarioError(f"invalid CPU policy {value!r}")

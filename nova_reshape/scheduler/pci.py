@@ -227,7 +227,8 @@ def parse_requests(raw: Any) -> list[PciRequest]:
             raise ScenarioError(f"unknown PCI request key(s): {', '.join(sorted(unknown))}")
         count = entry.get("count", 1)
         spec = entry.get("spec", [])
-        policy = entry.get("numa_policy", "legacy")
+        # nova reads a null (or empty) policy as the default, legacy.
+        policy = entry.get("numa_policy") or "legacy"
         if isinstance(count, bool) or not isinstance(count, int) or count < 1:
             raise ScenarioError(f"PCI request count must be an integer >= 1, got {count!r}")
         if not isinstance(spec, list) or not all(isinstance(s, Mapping) for s in spec):

@@ -162,8 +162,8 @@ class FilterScheduler:
         if force_nodes:
             hosts = _split(hosts, lambda h: h.nodename in force_nodes, dropped,
                            "not in force_nodes")
-        if "_nova_check_type" not in spec.scheduler_hints and (force_hosts or force_nodes) \
-                and hosts:
+        if not spec.scheduler_hints.get("_nova_check_type") and (force_hosts or force_nodes):
+            # nova returns the forced hosts unfiltered, or nothing: no filter runs.
             return hosts, "forced"
         return hosts, "filter"
 
@@ -329,7 +329,7 @@ class FilterScheduler:
         if group is not None:
             group.hosts.append(host.host)
             if instance_uuid and instance_uuid not in host.instances:
-                host.instances[instance_uuid] = InstanceInfo(uuid=instance_uuid)
+                host.instances[instance_uuid] = InstanceInfo(uuid=instance_uuid, stub=True)
 
     def select_destinations(self, hosts: Sequence[HostState], spec: RequestSpec,
                             instance_uuids: Sequence[str] | None = None, *,

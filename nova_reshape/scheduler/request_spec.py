@@ -9,13 +9,11 @@ from __future__ import annotations
 
 import uuid as uuid_mod
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from nova_reshape.scheduler.numa import InstanceTopology
 from nova_reshape.scheduler.pci import PciRequest
-
-if TYPE_CHECKING:
-    from nova_reshape.scheduler.resource_request import RequestGroup
+from nova_reshape.scheduler.request_group import RequestGroup
 
 CELL_NAMESPACE = uuid_mod.UUID("6b1a0c0e-4d4c-4f39-9a53-2f0d7a3c1b11")
 
@@ -42,6 +40,8 @@ class ImageMeta:
 
     id: str | None = None
     properties: dict[str, Any] = field(default_factory=dict)
+    #: Glance's ``disk_format`` (``qcow2``, ``raw``...): require_image_type_support.
+    disk_format: str | None = None
 
 
 @dataclass
@@ -80,9 +80,21 @@ class Destination:
         """AND one more OR-list of aggregates (nova's require_aggregates)."""
         self.aggregates = (self.aggregates or []) + [",".join(aggregates)]
 
+    def forbid_aggregates(self, aggregates: list[str]) -> None:
+        """No host may be in any of these (nova's append_forbidden_aggregates)."""
+        self.forbidden_aggregates = set(self.forbidden_aggregates or ()) | set(aggregates)
+
     @property
     def cell_uuid(self) -> str | None:
         return cell_uuid(self.cell) if self.cell else None
+
+
+@dataclass(frozen=True)
+class RequestedNetwork:
+    """One ``--nic`` of the boot request: a network, or an existing port."""
+
+    network_id: str | None = None
+    port_id: str | None = None
 
 
 @dataclass
@@ -110,6 +122,9 @@ class RequestSpec:
     pci_requests: list[PciRequest] = field(default_factory=list)
     numa_topology: InstanceTopology | None = None
     is_bfv: bool = False
+    #: The requested NICs; None when the request named no network (nova then
+    #: allocates the network after scheduling and routed_networks_filter passes).
+    requested_networks: list[RequestedNetwork] | None = None
     #: RequestGroups from outside the flavor (device profiles, ports, PCI).
     requested_resources: list[RequestGroup] = field(default_factory=list)
     #: Traits the root (compute node) provider must have / must not have.

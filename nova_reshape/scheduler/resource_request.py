@@ -1,6 +1,6 @@
 """RequestSpec -> ResourceRequest: the ``GET /allocation_candidates`` query nova sends.
 
-nova-side.md §5.2/§5.3. A :class:`ResourceRequest` is a set of request
+A :class:`ResourceRequest` is a set of request
 groups keyed by suffix (``""`` is the unsuffixed group, whose resources may
 come from several providers of one tree; a suffixed group must be served by
 one provider), plus request-wide parts: ``group_policy``, ``limit``,
@@ -28,7 +28,6 @@ import math
 import re
 import uuid as uuid_mod
 from collections.abc import Callable, Iterable, Mapping
-from dataclasses import dataclass, field
 from typing import Any
 from urllib.parse import urlencode
 
@@ -39,6 +38,7 @@ from nova_reshape.scheduler import numa as numa_mod
 from nova_reshape.scheduler.errors import SchedulerError
 from nova_reshape.scheduler.image import flexible_bool
 from nova_reshape.scheduler.pci import PciRequest
+from nova_reshape.scheduler.request_group import RequestGroup
 from nova_reshape.scheduler.request_spec import RequestSpec
 
 LOG = logging.getLogger(__name__)
@@ -67,46 +67,6 @@ _ADDRESS_SPACE_TRAITS = {"passthrough": "COMPUTE_ADDRESS_SPACE_PASSTHROUGH",
 
 class ResourceRequestError(SchedulerError):
     """The request cannot be expressed as a Placement query (conflicting groups ...)."""
-
-
-@dataclass
-class RequestGroup:
-    """One request group (nova's RequestGroup).
-
-    ``requester_id`` names who asked (a flavor suffix, ``device_profile_<N>``,
-    a port uuid, ``<pci request id>-<i>``); it is the group's suffix in the
-    query. ``aggregates`` are OR-lists (each an ``in:`` member_of).
-    ``provider_uuids`` are filled after the claim from the candidate's
-    ``mappings``.
-    """
-
-    requester_id: str | None = None
-    use_same_provider: bool = True
-    resources: dict[str, int] = field(default_factory=dict)
-    required_traits: set[str] = field(default_factory=set)
-    forbidden_traits: set[str] = field(default_factory=set)
-    aggregates: list[list[str]] = field(default_factory=list)
-    forbidden_aggregates: set[str] = field(default_factory=set)
-    in_tree: str | None = None
-    provider_uuids: list[str] = field(default_factory=list)
-
-    def add_resource(self, resource_class: str, amount: int) -> None:
-        """Set an amount (a later value for the same class replaces the earlier)."""
-        self.resources[resource_class] = amount
-
-    def add_trait(self, name: str, value: str) -> None:
-        """``required`` or ``forbidden``; any other value is ignored, as nova does."""
-        if value == "required":
-            self.required_traits.add(name)
-        elif value == "forbidden":
-            self.forbidden_traits.add(name)
-        else:
-            LOG.warning("Only (required|forbidden) are supported for trait %s, got %r; "
-                        "ignored", name, value)
-
-    def is_empty(self) -> bool:
-        return not (self.resources or self.required_traits or self.forbidden_traits
-                    or self.aggregates or self.forbidden_aggregates or self.in_tree)
 
 
 def is_valid_resource_class(name: str) -> bool:

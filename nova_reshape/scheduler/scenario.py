@@ -66,6 +66,7 @@ class Scenario:
     now: float
     description: str = ""
     expect: dict[str, Any] = field(default_factory=dict)
+    aggregates: list[Aggregate] = field(default_factory=list)
 
 
 # -- small validators -------------------------------------------------------
@@ -341,9 +342,13 @@ def build_request(raw: Any, conf: SchedulerConfig, hosts: list[HostState]
     """``request`` -> (RequestSpec, instance uuids, subset choices)."""
     raw = _object(raw if raw is not None else {}, "request", REQUEST_KEYS)
     flavor = _flavor(raw.get("flavor"))
-    image_raw = _object(raw.get("image", {}) or {}, "request.image", {"id", "properties"})
+    image_raw = _object(raw.get("image", {}) or {}, "request.image",
+                        {"id", "properties", "disk_format"})
+    disk_format = image_raw.get("disk_format")
     image = ImageMeta(id=image_raw.get("id"), properties=image_mod.image_properties(
-        _object(image_raw.get("properties", {}) or {}, "request.image.properties")))
+        _object(image_raw.get("properties", {}) or {}, "request.image.properties")),
+        disk_format=None if disk_format is None else _str(disk_format,
+                                                          "request.image.disk_format"))
     count = _int(raw.get("num_instances", 1), "request.num_instances", 1)
     uuids = raw.get("instance_uuids")
     if uuids is None:
@@ -404,10 +409,12 @@ def load_scenario(document: Any, *, now: float | None = None) -> Scenario:
             raise ScenarioError(f"duplicate host/nodename {state.label}")
         seen.add((state.host, state.nodename))
         hosts.append(state)
-    attach_aggregates(hosts, _aggregates(document.get("aggregates", []), raw_hosts))
+    aggregates = _aggregates(document.get("aggregates", []), raw_hosts)
+    attach_aggregates(hosts, aggregates)
     spec, uuids, choices = build_request(document.get("request"), conf, hosts)
     expect = document.get("expect") or {}
     return Scenario(conf=conf, hosts=hosts, spec=spec, instance_uuids=uuids,
                     subset_choices=choices, now=now,
                     description=str(document.get("description", "")),
-                    expect=dict(expect) if isinstance(expect, Mapping) else {})
+                    expect=dict(expect) if isinstance(expect, Mapping) else {},
+                    aggregates=list(aggregates))

@@ -1,6 +1,6 @@
 """Selection: one destination (or alternate) handed back by select_destinations.
 
-nova-side.md §5.7. Field names and meanings are nova's Selection v1.1: the
+Field names and meanings are nova's Selection v1.1: the
 compute node, its service host and node name, its cell, the limits the
 filters computed, the allocation request (a **JSON string** of
 ``{"allocations": ..., "mappings": ...}``, ``"null"`` when nothing was

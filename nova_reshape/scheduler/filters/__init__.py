@@ -10,7 +10,6 @@ a list of them). ``enabled_filters`` then names classes among those.
 
 from __future__ import annotations
 
-import importlib
 from collections.abc import Iterable
 
 from nova_reshape.scheduler.errors import PluginNotFound
@@ -56,6 +55,7 @@ from nova_reshape.scheduler.filters.resources import (
     IoOpsFilter,
     NumInstancesFilter,
 )
+from nova_reshape.scheduler.plugins import PluginKind
 
 __all__ = ["BaseHostFilter", "Rejection", "reject", "all_filters", "load_filters"]
 
@@ -74,6 +74,8 @@ ALL_FILTERS_PATHS = frozenset({
     "nova.scheduler.filters.all_filters",
     "nova_reshape.scheduler.filters.all_filters",
 })
+FILTERS = PluginKind("filter", BaseHostFilter, _BUILTIN, ALL_FILTERS_PATHS,
+                     "nova.scheduler.filters")
 
 
 def all_filters() -> list[type[BaseHostFilter]]:
@@ -81,35 +83,11 @@ def all_filters() -> list[type[BaseHostFilter]]:
     return list(_BUILTIN)
 
 
-def _import_path(path: str) -> list[type[BaseHostFilter]]:
-    if path in ALL_FILTERS_PATHS:
-        return all_filters()
-    module_name, _, attr = path.rpartition(".")
-    if module_name.startswith("nova.scheduler.filters") and attr in BUILTIN_BY_NAME:
-        return [BUILTIN_BY_NAME[attr]]
-    if not module_name:
-        raise PluginNotFound(f"available_filters entry {path!r} is not a dotted path")
-    try:
-        obj = getattr(importlib.import_module(module_name), attr)
-    except (ImportError, AttributeError) as exc:
-        raise PluginNotFound(f"cannot load filter {path!r}: {exc}") from exc
-    if isinstance(obj, type):
-        found = [obj]
-    elif callable(obj):
-        found = list(obj())
-    else:
-        raise PluginNotFound(f"{path!r} is neither a filter class nor a callable")
-    for cls in found:
-        if not (isinstance(cls, type) and issubclass(cls, BaseHostFilter)):
-            raise PluginNotFound(f"{path!r}: {cls!r} is not a BaseHostFilter subclass")
-    return found
-
-
 def available_filter_classes(paths: Iterable[str]) -> dict[str, type[BaseHostFilter]]:
     """Class name -> class for everything ``available_filters`` makes loadable."""
     classes: dict[str, type[BaseHostFilter]] = {}
     for path in paths:
-        for cls in _import_path(path):
+        for cls in FILTERS.resolve(path):
             classes.setdefault(cls.__name__, cls)
     return classes
 

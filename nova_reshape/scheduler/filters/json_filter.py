@@ -2,8 +2,9 @@
 
 Semantics are nova's, quirks included (see the facts, item 16): arguments
 evaluating to None are dropped (changing arity), ``not`` returns a list,
-and inside ``and``/``or`` a list is never equal to False/True, so a nested
-``not`` excludes nothing.
+and ``and``/``or`` are Python's ``all``/``any`` over their arguments, so a
+nested non-empty ``not`` list is truthy and excludes nothing, while any
+truthy value (a number, a string) satisfies ``or``.
 """
 
 from __future__ import annotations
@@ -41,8 +42,8 @@ COMMANDS: dict[str, Callable[[list[Any]], Any]] = {
     ">=": _compare(operator.ge),
     "in": _in,
     "not": lambda args: [not arg for arg in args],
-    "or": lambda args: True in args,
-    "and": lambda args: False not in args,
+    "or": any,
+    "and": all,
 }
 
 

@@ -10,9 +10,7 @@ order (nova itself uses the filesystem's listing order).
 
 from __future__ import annotations
 
-import importlib
-
-from nova_reshape.scheduler.errors import PluginNotFound
+from nova_reshape.scheduler.plugins import PluginKind
 from nova_reshape.scheduler.weights.base import BaseHostWeigher, normalize
 from nova_reshape.scheduler.weights.other import (
     CrossCellWeigher,
@@ -45,6 +43,8 @@ _BUILTIN: tuple[type[BaseHostWeigher], ...] = (
 BUILTIN_BY_NAME = {cls.__name__: cls for cls in _BUILTIN}
 ALL_PATHS = frozenset({"all", "nova.scheduler.weights.all_weighers",
                        "nova_reshape.scheduler.weights.all_weighers"})
+WEIGHERS = PluginKind("weigher", BaseHostWeigher, _BUILTIN, ALL_PATHS, "nova.scheduler.weights",
+                      bare_names=True)
 
 
 def all_weighers() -> list[type[BaseHostWeigher]]:
@@ -52,32 +52,11 @@ def all_weighers() -> list[type[BaseHostWeigher]]:
     return list(_BUILTIN)
 
 
-def _resolve(entry: str) -> list[type[BaseHostWeigher]]:
-    if entry in ALL_PATHS:
-        return all_weighers()
-    if entry in BUILTIN_BY_NAME:
-        return [BUILTIN_BY_NAME[entry]]
-    module_name, _, attr = entry.rpartition(".")
-    if module_name.startswith("nova.scheduler.weights") and attr in BUILTIN_BY_NAME:
-        return [BUILTIN_BY_NAME[attr]]
-    if not module_name:
-        raise PluginNotFound(f"unknown weigher {entry!r}")
-    try:
-        obj = getattr(importlib.import_module(module_name), attr)
-    except (ImportError, AttributeError) as exc:
-        raise PluginNotFound(f"cannot load weigher {entry!r}: {exc}") from exc
-    found = [obj] if isinstance(obj, type) else list(obj()) if callable(obj) else []
-    if not found or not all(isinstance(c, type) and issubclass(c, BaseHostWeigher)
-                            for c in found):
-        raise PluginNotFound(f"{entry!r} is not a BaseHostWeigher subclass")
-    return found
-
-
 def load_weighers(conf) -> list[BaseHostWeigher]:
     """Configured weigher instances in ``weight_classes`` order."""
     result = []
     for entry in conf.filter_scheduler.weight_classes:
-        for cls in _resolve(entry):
+        for cls in WEIGHERS.resolve(entry):
             weigher = cls()
             weigher.configure(conf)
             result.append(weigher)

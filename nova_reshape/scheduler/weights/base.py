@@ -11,6 +11,7 @@ writes final weights itself.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from operator import attrgetter
 from typing import TYPE_CHECKING, Any
 
 from nova_reshape.scheduler.config import Configured
@@ -88,11 +89,29 @@ class BaseHostWeigher(Configured):
                 multipliers[index] = sign * host.aggregate_number(option, default)
         return multipliers
 
-    def _weigh_object(self, host_state: HostState, spec_obj: RequestSpec) -> float:
+    #: A weigher whose raw value is one HostState attribute names it here
+    #: instead of writing ``_weigh_object``.
+    attribute: str | None = None
+
+    def _weigh_object(self, host_state: HostState, spec_obj: RequestSpec) -> Any:
+        """The raw value of one host (nova's plug-in method).
+
+        A weigher states its formula once: as ``attribute``, as this method,
+        or as ``raw_weights`` when the value depends on the whole request
+        (this method then asks it for the one host).
+        """
+        if self.attribute is not None:
+            return getattr(host_state, self.attribute)
+        if type(self).raw_weights is not BaseHostWeigher.raw_weights:
+            return self.raw_weights([host_state], spec_obj)[0]
         raise NotImplementedError(f"{self.name} must implement _weigh_object")
 
-    def raw_weights(self, hosts: Sequence[HostState], spec_obj: RequestSpec) -> list[float]:
+    def raw_weights(self, hosts: Sequence[HostState], spec_obj: RequestSpec) -> list[Any]:
         """Unclamped raw values, one per host."""
+        if self.attribute is not None and \
+                type(self)._weigh_object is BaseHostWeigher._weigh_object:
+            value = attrgetter(self.attribute)
+            return [value(host_state) for host_state in hosts]
         weigh = self._weigh_object
         return [weigh(host_state, spec_obj) for host_state in hosts]
 

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from nova_reshape.scheduler.errors import ComputeHostMetricNotFound
+from nova_reshape.scheduler.errors import ComputeHostMetricNotFound, OrphanedObjectError
 from nova_reshape.scheduler.weights.base import BaseHostWeigher
 
 MAX_PCI_DEVICES = 100
@@ -11,9 +11,6 @@ MAX_PCI_DEVICES = 100
 class _SoftAffinityBase(BaseHostWeigher):
     policy_name = ""
     sign = 1
-
-    def _weigh_object(self, host_state, spec_obj):
-        return self.raw_weights([host_state], spec_obj)[0]
 
     def raw_weights(self, hosts, spec_obj):
         group = spec_obj.instance_group
@@ -44,9 +41,6 @@ class CrossCellWeigher(BaseHostWeigher):
 
     multiplier_option = "cross_cell_move_weight_multiplier"
 
-    def _weigh_object(self, host_state, spec_obj):
-        return self.raw_weights([host_state], spec_obj)[0]
-
     def raw_weights(self, hosts, spec_obj):
         destination = spec_obj.requested_destination
         if destination is None or not destination.cell or \
@@ -61,14 +55,10 @@ class PCIWeigher(BaseHostWeigher):
 
     multiplier_option = "pci_weight_multiplier"
 
-    def _weigh_object(self, host_state, spec_obj):
-        free = host_state.pci_stats.free_count() if host_state.pci_stats else 0
-        return MAX_PCI_DEVICES - min(free, MAX_PCI_DEVICES - 1)
-
     def raw_weights(self, hosts, spec_obj):
-        weigh = self._weigh_object
-        return [MAX_PCI_DEVICES if not (host.pci_stats and host.pci_stats.pools)
-                else weigh(host, spec_obj) for host in hosts]
+        top = MAX_PCI_DEVICES
+        return [top - min(host.pci_stats.free_count(), top - 1)
+                if host.pci_stats and host.pci_stats.pools else top for host in hosts]
 
 
 class MetricsWeigher(BaseHostWeigher):
@@ -85,16 +75,12 @@ class MetricsWeigher(BaseHostWeigher):
         return self.conf.metrics.weight_multiplier
 
     def raw_weights(self, hosts, spec_obj):
-        weigh = self._weigh_object
-        setting = self.conf.metrics_weight_setting
-        if len(setting) == 1:
-            # The common single-metric case without a call per host.
-            name, ratio = setting[0]
-            return [0.0 + host.metrics[name] * ratio if name in host.metrics
-                    else weigh(host, spec_obj) for host in hosts]
-        return [weigh(host, spec_obj) for host in hosts]
+        if not self.conf.metrics_weight_setting:
+            return [0.0] * len(hosts)
+        value = self._value
+        return [value(host) for host in hosts]
 
-    def _weigh_object(self, host_state, spec_obj):
+    def _value(self, host_state):
         value = 0.0
         metrics = host_state.metrics
         for name, ratio in self.conf.metrics_weight_setting:
@@ -114,13 +100,17 @@ class ImagePropertiesWeigher(BaseHostWeigher):
     Counts ``(property, str(value))`` pairs of the host's instances' images
     that the requested image also has, weighted by
     ``image_props_weight_setting`` when set (unlisted properties count 0).
-    Returns 0 everywhere when the *configured* multiplier is 0.
+    Returns 0 everywhere when the *configured* multiplier is 0. Otherwise it
+    reads every instance's image metadata, as nova does from the cell
+    database; the stub nova leaves on a host between the instances of a
+    multi-create in a server group has no context, and reading it raises
+    OrphanedObjectError in nova, so it does here.
     """
 
     multiplier_option = "image_props_weight_multiplier"
 
     def raw_weights(self, hosts, spec_obj):
-        if self.config_multiplier() == 0.0 or not spec_obj.image.properties:
+        if self.config_multiplier() == 0.0:
             return [0.0] * len(hosts)
         wanted = {key: str(value) for key, value in spec_obj.image.properties.items()}
         setting = self.conf.image_props_weight_setting
@@ -128,6 +118,8 @@ class ImagePropertiesWeigher(BaseHostWeigher):
         for host_state in hosts:
             weight = 0.0
             for instance in host_state.instances.values():
+                if instance.stub:
+                    raise OrphanedObjectError()
                 if not instance.image_properties:
                     continue
                 for prop, value in instance.image_properties.items():
@@ -136,5 +128,3 @@ class ImagePropertiesWeigher(BaseHostWeigher):
             weights.append(weight)
         return weights
 
-    def _weigh_object(self, host_state, spec_obj):
-        return self.raw_weights([host_state], spec_obj)[0]

@@ -31,6 +31,15 @@ class Provider:
     traits: Iterable[str] = ()
     aggregates: Iterable[str] = ()
     children: list[Provider] = field(default_factory=list)
+    #: A compute node root reports OWNER_NOVA (nova 34); False for other owners.
+    owner_nova: bool = True
+
+    def all_traits(self, parent: Provider | None) -> set[str]:
+        """Its traits, plus OWNER_NOVA on a compute node root as nova 34 reports it."""
+        traits = set(self.traits)
+        if parent is None and self.owner_nova and "MISC_SHARES_VIA_AGGREGATE" not in traits:
+            traits.add("OWNER_NOVA")
+        return traits
 
 
 def _walk(providers: Iterable[Provider], parent: Provider | None = None
@@ -52,7 +61,8 @@ def seed(db_url: str, providers: list[Provider]) -> None:
 def _seed(connection: sa.Connection, pairs: list[tuple[Provider, Provider | None]]) -> None:
     rp, inv = tables.resource_providers, tables.inventories
     class_ids = _ensure_classes(connection, {rc for p, _ in pairs for rc in p.inventories})
-    trait_ids = _ensure_traits(connection, {t for p, _ in pairs for t in p.traits})
+    trait_ids = _ensure_traits(connection, {t for p, parent in pairs
+                                            for t in p.all_traits(parent)})
     ids: dict[str, int] = {}
     depth = {p.uuid: 0 for p, parent in pairs if parent is None}
     for provider, parent in pairs:
@@ -99,7 +109,7 @@ def _seed(connection: sa.Connection, pairs: list[tuple[Provider, Provider | None
     if inventory_rows:
         connection.execute(inv.insert(), inventory_rows)
     trait_rows = [{"resource_provider_id": ids[p.uuid], "trait_id": trait_ids[t]}
-                  for p, _ in pairs for t in set(p.traits)]
+                  for p, parent in pairs for t in p.all_traits(parent)]
     if trait_rows:
         connection.execute(tables.resource_provider_traits.insert(), trait_rows)
     aggregates = sorted({a for p, _ in pairs for a in p.aggregates})

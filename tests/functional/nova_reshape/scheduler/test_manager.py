@@ -58,7 +58,7 @@ def test_one_request_over_hundreds_of_hosts(db_url):
         (query_url,) = recording.urls("GET", "/allocation_candidates")
         query = dict(query_of(query_url))
         assert query["limit"] == "1000"
-        assert query["root_required"] == "!COMPUTE_STATUS_DISABLED"
+        assert query["root_required"] == "OWNER_NOVA,!COMPUTE_STATUS_DISABLED"  # nova 34 computes
         assert query["resources"] == "DISK_GB:10,MEMORY_MB:1024,VCPU:2"
         assert len(manager.last_traces[0].candidates) == 270
 
@@ -258,7 +258,7 @@ def test_pci_aliases_are_scheduled_in_placement_when_enabled(db_url):
 
     gpu_host = compute_node("gpu-host", memory_mb=8 * GB, children=[Provider(
         "gpu-host_0000:D8:00.0", inventories={"CUSTOM_PCI_10DE_20B5": 2},
-        traits=["COMPUTE_MANAGED_PCI_DEVICE"])])
+        traits=["COMPUTE_MANAGED_PCI_DEVICE", "OWNER_NOVA"])])
     seed(db_url, [gpu_host, compute_node("plain", memory_mb=64 * GB)])
     device = gpu_host.children[0].uuid
     spec = flavor_spec(pci_requests=[PciRequest(

@@ -76,7 +76,7 @@ def test_device_profile_groups_reach_placement_and_arqs_are_bound(db_url, world)
                                .query))
         assert query["resourcesdevice_profile_0"] == "FPGA:1"
         assert query["requireddevice_profile_0"] == "CUSTOM_FPGA_INTEL"
-        assert query["root_required"] == "COMPUTE_ACCELERATORS,!COMPUTE_STATUS_DISABLED"
+        assert query["root_required"] == "COMPUTE_ACCELERATORS,OWNER_NOVA,!COMPUTE_STATUS_DISABLED"
         # xilinx lacks the trait, unflagged lacks COMPUTE_ACCELERATORS, plain has no FPGA.
         assert sorted(h.host for h in manager.last_traces[0].candidates) == ["intel",
                                                                               "intel2"]

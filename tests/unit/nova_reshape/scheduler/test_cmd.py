@@ -116,3 +116,40 @@ def test_usage_errors_exit_2(capsys):
     assert caught.value.code == 2
     with pytest.raises(SystemExit):
         main(["explain", "x.json", "--format", "yaml"])
+
+
+def test_table_lists_what_each_request_filter_added(capsys, tmp_path):
+    scenario = {"hosts": [{"host": "h1", "memory_mb": 4096}],
+                "config": {"scheduler": {"query_placement_for_image_type_support": True}},
+                "request": {"image": {"disk_format": "raw"},
+                            "flavor": {"extra_specs": {"hw:tpm_version": "2.0",
+                                                       "hw:tpm_secret_security": "cloud"}}}}
+    path = tmp_path / "s.json"
+    path.write_text(json.dumps(scenario))
+    code, out, _ = _explain(capsys, str(path))
+    assert code == 0
+    assert "require_image_type_support: root_required += COMPUTE_IMAGE_TYPE_RAW" in out
+    assert "compute_status_filter: root_forbidden += COMPUTE_STATUS_DISABLED" in out
+    assert "tpm_secret_security_filter: REFUSED the request: TPM secret security 'cloud'" in out
+    assert "owner_nova_filter" not in out  # the chain stopped at the refusal
+
+
+@pytest.mark.parametrize("where", [
+    ["--placement-database", "sqlite:////nonexistent-dir/placement.sqlite"],
+    ["--placement", "http://127.0.0.1:9/placement"],
+])
+def test_live_mode_without_a_reachable_placement_exits_3(capsys, where):
+    code, out, err = _explain(capsys, *where, "--flavor", "m1", "--vcpus", "1", "--ram", "512",
+                              "--disk", "1")
+    assert code == 3 and out == ""
+    assert err.startswith("nova-reshape-scheduler: ") and "Traceback" not in err
+
+
+def test_live_mode_argument_errors_exit_2(capsys):
+    code, _, err = _explain(capsys, "--placement", "http://x", "--flavor", "m1",
+                            "--vcpus", "1", "--ram", "512", "--disk", "1",
+                            "--extra-specs", "[1]")
+    assert code == 2 and "--extra-specs must be a JSON object" in err
+    with pytest.raises(SystemExit) as info:
+        main(["explain", "s.json", "--placement", "http://x"])
+    assert info.value.code == 2

@@ -71,11 +71,13 @@ def test_forcing_with_check_type_still_runs_filters():
     assert first["filters"][0] == {"name": "ComputeFilter", "hosts": ["h1", "h2"]}
 
 
-def test_forced_hosts_matching_nothing_fall_through_to_the_filters():
+def test_forced_hosts_matching_nothing_skip_the_filters_and_find_no_host():
+    """nova 34 returns ``[]`` at once when forcing matched nothing: no filter runs."""
     out = _run(_hosts("h1"), {"force_hosts": ["zz"]}, filters=["AllHostsFilter", "JsonFilter"])
     first = out["instances"][0]
-    assert first["candidates"] == []
-    assert first["filters"] == [{"name": "AllHostsFilter", "hosts": []}]
+    assert first["forced"] is True and first["candidates"] is None
+    assert first["filters"] == []
+    assert first["passed"] == []
     assert out["no_valid_host"] is True
 
 

@@ -1,4 +1,4 @@
-"""RequestSpec -> ResourceRequest -> the query string nova sends (nova-side.md §5.2/§5.3)."""
+"""RequestSpec -> ResourceRequest -> the query string nova sends."""
 
 from __future__ import annotations
 

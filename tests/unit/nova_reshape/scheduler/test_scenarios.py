@@ -32,7 +32,7 @@ def test_scenario_expectations(path):
     out, expect = _run(path)
     first = out["instances"][0]
     assert set(expect) <= {"passed", "order", "selected", "weights", "normalized", "raw",
-                           "filter_hosts", "error"}
+                           "filter_hosts", "error", "nova34_result"}
     if "error" in expect:
         assert out["error"] is not None
         for key, value in expect["error"].items():
@@ -55,6 +55,37 @@ def test_scenario_expectations(path):
     if "filter_hosts" in expect:
         got = {f["name"]: f["hosts"] for f in first["filters"]}
         assert got == expect["filter_hosts"]
+
+
+NOVA34 = [f for f in FILES if "nova34_result" in json.loads(f.read_text())["expect"]]
+
+
+def _assert_same(ours, nova, path="result"):
+    """Equal JSON documents, numbers (not booleans) within 1e-9."""
+    if isinstance(nova, dict):
+        assert isinstance(ours, dict) and set(ours) == set(nova), path
+        for key, value in nova.items():
+            _assert_same(ours[key], value, f"{path}.{key}")
+    elif isinstance(nova, list):
+        assert isinstance(ours, list) and len(ours) == len(nova), path
+        for index, (mine, theirs) in enumerate(zip(ours, nova, strict=True)):
+            _assert_same(mine, theirs, f"{path}[{index}]")
+    elif isinstance(nova, float | int) and not isinstance(nova, bool):
+        assert not isinstance(ours, bool) and ours == pytest.approx(nova, abs=1e-9), path
+    else:
+        assert ours == nova, path
+
+
+def test_some_scenarios_carry_nova34_full_result():
+    assert len(NOVA34) >= 5
+
+
+@pytest.mark.parametrize("path", NOVA34, ids=[f.stem for f in NOVA34])
+def test_full_result_equals_nova34(path):
+    """The whole ``--format json`` document is nova 34's, weights within 1e-9."""
+    out, expect = _run(path)
+    out.pop("implementation")
+    _assert_same(out, expect["nova34_result"])
 
 
 def test_every_expect_key_is_checked_by_some_scenario():
