@@ -37,8 +37,8 @@ from nova_reshape.scheduler.live.explain import run
 from nova_reshape.scheduler.live.placement import from_database
 from nova_reshape.scheduler.live.reasons import explain_roots
 from nova_reshape.scheduler.live.request import LiveRequest, build_spec, placement_requests
-from placement_wsgi.candidates import search
 from placement_wsgi.candidates.request import parse_query
+from placement_wsgi.candidates.resolved import resolve
 from placement_wsgi.db import migration
 from placement_wsgi.db.database import Database
 from placement_wsgi.microversion import Version
@@ -66,7 +66,7 @@ def reasons_only(db_url: str) -> tuple[float, collections.Counter]:
     database = Database(db_url)
 
     def body(connection):
-        resolved = search.resolve(connection, parse_query(pairs, Version(1, 36)))
+        resolved = resolve(connection, parse_query(pairs, Version(1, 36)))
         return explain_roots(connection, resolved, set(), limited=False)
 
     try:

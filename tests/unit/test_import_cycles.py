@@ -12,8 +12,6 @@ from __future__ import annotations
 import ast
 import pathlib
 
-import pytest
-
 ROOT = pathlib.Path(__file__).resolve().parents[2]
 
 
@@ -105,7 +103,5 @@ def test_placement_wsgi_has_no_import_cycle():
     assert cycles(import_graph(module_files("placement_wsgi"))) == []
 
 
-@pytest.mark.xfail(reason="nova_reshape's cycles are being cut on other branches",
-                   strict=False)
 def test_nova_reshape_has_no_import_cycle():
     assert cycles(import_graph(module_files("nova_reshape"))) == []

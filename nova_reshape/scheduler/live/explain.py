@@ -27,7 +27,7 @@ from nova_reshape.scheduler.pipeline import FilterScheduler
 from nova_reshape.scheduler.prefilter_report import render_steps, steps_to_dicts
 from nova_reshape.scheduler.result import render_table, result_to_dict
 from nova_reshape.scheduler.sources import host_states_from_allocation_candidates
-from placement_wsgi.candidates.search import SHARING_TRAIT
+from placement_wsgi.constants import SHARING_TRAIT
 
 
 class HostStateSource(Protocol):

@@ -20,9 +20,10 @@ from sqlalchemy.engine import Connection
 
 from nova_reshape.scheduler.live.reasons import Reason, RootVerdict, explain_roots, load_roots
 from placement_wsgi import errors
-from placement_wsgi.candidates import engine, search
+from placement_wsgi.candidates import engine
 from placement_wsgi.candidates.request import parse_query
-from placement_wsgi.candidates.search import SHARING_TRAIT
+from placement_wsgi.candidates.resolved import resolve
+from placement_wsgi.constants import SHARING_TRAIT
 from placement_wsgi.db.database import Database
 from placement_wsgi.microversion import Version
 
@@ -101,7 +102,7 @@ def from_database(url: str, query: list[tuple[str, str]]) -> PlacementView:
 def _read(connection: Connection, query: list[tuple[str, str]]) -> PlacementView:
     request = parse_query(query, CANDIDATES_VERSION)
     body = json.loads(engine.find_in_transaction(connection, request, engine.Settings()))
-    resolved = search.resolve(connection, request)
+    resolved = resolve(connection, request)
     verdicts, _ = explain_roots(connection, resolved, candidate_roots(body),
                                 _limited(body, request.limit))
     roots = {uuid: name for uuid, name in load_roots(connection).values()}

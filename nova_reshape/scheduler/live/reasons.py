@@ -25,17 +25,16 @@ from typing import Any
 import sqlalchemy as sa
 from sqlalchemy.engine import Connection
 
-from placement_wsgi.candidates import search
-from placement_wsgi.candidates.search import ResolvedGroup, ResolvedRequest, Snapshot
+from placement_wsgi.candidates.loader import Loader
+from placement_wsgi.candidates.resolved import ResolvedGroup, ResolvedRequest
 from placement_wsgi.candidates.sets import meeting_every_group, union
+from placement_wsgi.candidates.snapshot import InventoryRow, Snapshot
+from placement_wsgi.capacity import usable
 from placement_wsgi.db import tables
 from placement_wsgi.db.rows import connection_rows
-from placement_wsgi.objects.inventory import Inventory
 
 _EMPTY: frozenset[int] = frozenset()
 #: Positions in the loader's inventory rows.
-TOTAL, RESERVED, MIN_UNIT = search.TOTAL, search.RESERVED, search.MIN_UNIT
-MAX_UNIT, STEP_SIZE, RATIO = search.MAX_UNIT, search.STEP_SIZE, search.RATIO
 
 
 class Reason(enum.Enum):
@@ -71,10 +70,9 @@ class RootVerdict:
                 "reason": self.reason.value, "detail": self.detail, "numbers": self.numbers}
 
 
-def capacity(row: tuple) -> int:
-    """An inventory row's capacity, by the Inventory record's own rule."""
-    return Inventory(resource_class="", total=row[TOTAL], reserved=row[RESERVED],
-                     allocation_ratio=row[RATIO]).capacity
+def capacity(row: InventoryRow) -> int:
+    """An inventory row's capacity, by the one capacity rule."""
+    return usable(row.total, row.reserved, row.allocation_ratio)
 
 
 class _Group:
@@ -92,8 +90,8 @@ class _Group:
             used = snapshot.usage.get(rc, {})
             self.has_class[rc] = set(rows)
             self.units_ok[rc] = {p for p, row in rows.items()
-                                 if row[MIN_UNIT] <= amount <= row[MAX_UNIT]
-                                 and amount % row[STEP_SIZE] == 0}
+                                 if row.min_unit <= amount <= row.max_unit
+                                 and amount % row.step_size == 0}
             self.capacity_ok[rc] = {p for p, row in rows.items()
                                     if used.get(p, 0) + amount <= capacity(row)}
         self.traits_ok = meeting_every_group(holders, group.any_of)
@@ -129,10 +127,10 @@ class Explainer:
         row = self.snapshot.inventories[rc][provider]
         used = self.snapshot.usage.get(rc, {}).get(provider, 0)
         return {"provider": self._uuid(provider), "resource_class": self.class_names[rc],
-                "total": row[TOTAL], "reserved": row[RESERVED],
-                "allocation_ratio": float(row[RATIO]), "used": used,
-                "free": capacity(row) - used, "asked": amount, "min_unit": row[MIN_UNIT],
-                "max_unit": row[MAX_UNIT], "step_size": row[STEP_SIZE]}
+                "total": row.total, "reserved": row.reserved,
+                "allocation_ratio": float(row.allocation_ratio), "used": used,
+                "free": capacity(row) - used, "asked": amount, "min_unit": row.min_unit,
+                "max_unit": row.max_unit, "step_size": row.step_size}
 
     def _uuid(self, provider: int) -> str:
         if provider in self.roots:
@@ -289,7 +287,7 @@ def load_roots(connection: Connection) -> dict[int, tuple[str, str]]:
 def explain_roots(connection: Connection, resolved: ResolvedRequest, candidates: set[str],
                   limited: bool) -> tuple[list[RootVerdict], int]:
     """Verdicts for every non-candidate root, and the number of roots."""
-    loader = search.Loader(connection, resolved)
+    loader = Loader(connection, resolved)
     snapshot = loader.load()
     roots = load_roots(connection)
     if snapshot.has_trees:
