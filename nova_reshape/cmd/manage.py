@@ -4,7 +4,8 @@
 
     nova-reshape-manage [--config-file FILE]... placement migrate_compute_inventory \\
         --host-file PATH [--host-file PATH]... [--dry-run] [--verbose] \\
-        [--format text|json] [--progress] [--workers N]
+        [--format text|json] [--progress] [--workers N] [--target-release RELEASE] \\
+        [--numa-in-placement]
     nova-reshape-manage placement migrate_compute_inventory \\
         --placement-url URL [--token TOKEN] [--header NAME:VALUE] --host-file PATH ...
 
@@ -46,6 +47,7 @@ from nova_reshape import exception
 from nova_reshape.cmd import render
 from nova_reshape.compute import migrate, parallel, preflight
 from nova_reshape.placement_client import http_placement
+from nova_reshape.virt import releases
 from nova_reshape.virt.described import nodes_of
 from nova_reshape.virt.host import HostDescriptionError, load_hosts
 
@@ -108,6 +110,15 @@ def build_parser() -> argparse.ArgumentParser:
         f"per {parallel.NODES_PER_WORKER} nodes, at most {parallel.MAX_AUTO_WORKERS})")
     migrate_parser.add_argument("--progress", action="store_true",
                                 help="show a progress bar even when stderr is not a terminal")
+    migrate_parser.add_argument(
+        "--target-release", type=_release, default=releases.DEFAULT_TARGET, metavar="RELEASE",
+        help="the nova release about to start (number, series or name; default "
+        f"{releases.DEFAULT_TARGET.number}, {releases.DEFAULT_TARGET.series}): only the "
+        "reshapes its compute performs are done")
+    migrate_parser.add_argument(
+        "--numa-in-placement", action="store_true",
+        help="make one child provider per NUMA cell holding its CPUs and memory (no nova "
+        "release does this; only for a driver that models NUMA in Placement)")
     return parser
 
 
@@ -259,21 +270,42 @@ def migrate_compute_inventory(args: argparse.Namespace, out: TextIO, err: TextIO
     progress = render.ProgressBar(err) if (args.progress or err.isatty()) else None
     config_files = [*args.config_files, *args.sub_config_files]
     opener = placement_opener(config_files, args.placement_url, args.token, args.headers)
+    options = driver_options(args)
+    if options.numa_in_placement:
+        err.write(NUMA_WARNING.format(number=options.target.number))
     workers = args.workers or parallel.auto_workers(
         sum(not node.is_ironic for node in nodes_of(hosts).values()))
     if workers > 1:
         results = parallel.ParallelMigration(opener, hosts, workers, dry_run=args.dry_run,
-                                             progress=progress).run()
+                                             progress=progress, options=options).run()
     else:
         with opener() as placement:
             results = migrate.Migration(placement, hosts, dry_run=args.dry_run,
-                                        progress=progress).run()
+                                        progress=progress, options=options).run()
     code = exit_code(results)
     if args.format == "json":
         write_json(results, code, args.dry_run, out)
     else:
         write_text(results, code, args.dry_run, args.verbose, out)
     return code
+
+
+def _release(value: str) -> releases.Release:
+    try:
+        return releases.find_release(value)
+    except ValueError as error:
+        raise argparse.ArgumentTypeError(str(error)) from error
+
+
+def driver_options(args: argparse.Namespace) -> releases.DriverOptions:
+    """The shims' options from the command line."""
+    return releases.DriverOptions(target=args.target_release,
+                                  numa_in_placement=args.numa_in_placement)
+
+
+NUMA_WARNING = ("warning: --numa-in-placement: no nova release up to {number} models NUMA "
+                "cells in Placement; its compute service will put VCPU, PCPU and MEMORY_MB "
+                "back on the compute node's root provider at start\n")
 
 
 def _workers(value: str) -> int:

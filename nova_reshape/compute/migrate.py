@@ -40,8 +40,9 @@ from nova_reshape.compute import invariants, preflight
 from nova_reshape.compute.resource_tracker import ComputeNode, ResourceTracker
 from nova_reshape.provider_tree import ProviderTree
 from nova_reshape.report import SchedulerReportClient
-from nova_reshape.virt.described import DescribedDriver, nodes_of
+from nova_reshape.virt.described import DescribedDriver, nodes_of, shims_for
 from nova_reshape.virt.host import Host, Node
+from nova_reshape.virt.releases import DriverOptions
 from nova_reshape.virt.shim import Move
 
 LOG = logging.getLogger(__name__)
@@ -216,12 +217,15 @@ class Migration:
     ``placement``: a transport (PlacementDirect's client or
     :func:`~nova_reshape.placement_client.http_placement`). ``progress`` is
     called as ``progress(phase, done, total)``. ``verify`` reads each
-    written node back and checks the invariants.
+    written node back and checks the invariants. ``options`` names the
+    target release (whose reshapes are the ones done) and the operator's
+    switches.
     """
 
     def __init__(self, placement: Any, hosts: Iterable[Host], dry_run: bool = False,
                  progress: Progress | None = None, verify: bool = True,
-                 only: Collection[str] | None = None) -> None:
+                 only: Collection[str] | None = None,
+                 options: DriverOptions | None = None) -> None:
         self.placement = CountingPlacement(placement)
         self.hosts = list(hosts)
         self.nodes = nodes_of(self.hosts)
@@ -232,7 +236,8 @@ class Migration:
         self.dry_run = dry_run
         self.progress = progress or (lambda phase, done, total: None)
         self.verify = verify
-        self.driver = DescribedDriver(self.nodes)
+        self.options = options or DriverOptions()
+        self.driver = DescribedDriver(self.nodes, shims_for(self.options), self.options)
         self.results: list[NodeResult] = []
         #: Trait and custom class names known to exist (shared by the report clients).
         self.known: set[str] = set()

@@ -29,11 +29,18 @@ from nova_reshape.virt.driver import ComputeDriver
 from nova_reshape.virt.host import Host, Node
 from nova_reshape.virt.numa import NumaShim
 from nova_reshape.virt.pci import PciShim
+from nova_reshape.virt.releases import DriverOptions
 from nova_reshape.virt.shim import DeviceShim, Move
 from nova_reshape.virt.vgpu import VgpuShim
 
 #: Every shim, in the order they run.
 ALL_SHIMS: tuple[type[DeviceShim], ...] = (VgpuShim, NumaShim, PciShim, CyborgShim)
+
+
+def shims_for(options: DriverOptions) -> tuple[type[DeviceShim], ...]:
+    """The shims of the reshapes the options' target release performs, in order."""
+    kinds = {kind.value for kind in options.reshapes}
+    return tuple(shim for shim in ALL_SHIMS if shim.kind in kinds)
 
 
 def nodes_of(hosts: Iterable[Host]) -> dict[str, Node]:
@@ -45,13 +52,16 @@ class DescribedDriver(ComputeDriver):
     """Drives the shims for the nodes of some host descriptions.
 
     ``nodes``: nodename -> Node. ``shims``: the shim classes to compose
-    (default all, in :data:`ALL_SHIMS` order).
+    (default all, in :data:`ALL_SHIMS` order); ``options`` is handed to
+    each shim.
     """
 
     def __init__(self, nodes: Mapping[str, Node],
-                 shims: Sequence[type[DeviceShim]] = ALL_SHIMS) -> None:
+                 shims: Sequence[type[DeviceShim]] = ALL_SHIMS,
+                 options: DriverOptions | None = None) -> None:
         self.nodes = dict(nodes)
-        self.shims = [shim(self.nodes) for shim in shims]
+        self.options = options or DriverOptions()
+        self.shims = [shim(self.nodes, self.options) for shim in shims]
         self.moves: list[Move] = []
 
     @classmethod

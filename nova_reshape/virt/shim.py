@@ -41,6 +41,7 @@ from nova_reshape.provider_tree import ProviderData, ProviderTree
 from nova_reshape.virt.driver import ComputeDriver
 from nova_reshape.virt.host import Consumer, Node
 from nova_reshape.virt.names import normalize_resource_class, normalize_trait
+from nova_reshape.virt.releases import DriverOptions
 
 
 @dataclasses.dataclass(frozen=True)
@@ -115,8 +116,9 @@ class DeviceShim(ComputeDriver):
     #: on a provider it would adopt means it belongs to another service.
     owner_trait = "OWNER_NOVA"
 
-    def __init__(self, nodes: Mapping[str, Node]) -> None:
+    def __init__(self, nodes: Mapping[str, Node], options: DriverOptions | None = None) -> None:
         self.nodes = nodes
+        self.options = options or DriverOptions()
         self.moves: list[Move] = []
 
     # -- what subclasses define ------------------------------------------------

@@ -92,10 +92,19 @@ def test_dry_run_draws_trees_and_moves_and_changes_nothing(db_url, tmp_path):
     assert "VGPU 4 (x1)" not in text and "VCPU 32 (x4)" in text
     assert "    ├── cmp-0000_pci_0000_84_00_0 (" in text
     assert "    └── cmp-0000-fpga-0 (" in text
-    assert "move VGPU 1 of consumer " in text and " -> cmp-0000_NUMA0" in text
+    assert "move VGPU 1 of consumer " in text and "_NUMA0" not in text  # nova 34 has none
     assert "create CUSTOM_PCI_10DE_20B5 1 of consumer " in text
     assert "Dry run: nothing changed." in text
     assert _children(db_url) == 0
+    code, text, err = _main(*_command(conf, out, "--dry-run", "--numa-in-placement"))
+    assert code == 0 and " -> cmp-0000_NUMA0" in text
+    assert err.count("--numa-in-placement: no nova release") == 1
+    code, text, _ = _main(*_command(conf, out, "--dry-run", "--target-release", "stein"))
+    assert code == 0 and "cmp-0000-fpga-0" not in text  # Cyborg's providers: Ussuri on
+    assert "cmp-0000_pci_0000_84_00_0" in text
+    with pytest.raises(SystemExit) as exited:
+        _main(*_command(conf, out, "--target-release", "folsom"))
+    assert exited.value.code == manage.EXIT_BAD_INPUT
     code, text, _ = _main(*_command(conf, out, "--dry-run", "--format", "json"))
     node = json.loads(text)["nodes"][0]
     assert node["status"] == "would-migrate" and node["before"]["children"] == []
