@@ -49,9 +49,11 @@ LOG = logging.getLogger(__name__)
 
 #: Node outcomes.
 SKIPPED = "skipped"          # ironic
-UNCHANGED = "unchanged"      # already in the new shape
-MIGRATED = "migrated"
+UNCHANGED = "unchanged"      # already in the new shape: nothing written
+MIGRATED = "migrated"        # allocations moved (one POST /reshaper)
+UPDATED = "updated"          # written without moving allocations (traits, inventory)
 WOULD_MIGRATE = "would-migrate"  # dry run
+WOULD_UPDATE = "would-update"    # dry run
 REFUSED = "refused"          # pre-flight findings
 NOT_RUN = "not-run"          # another node was refused or failed first
 CONFLICT = "conflict"        # generation conflicts left after the tracker's retries
@@ -68,10 +70,13 @@ class CountingPlacement:
     def __init__(self, placement: Any) -> None:
         self.placement = placement
         self.calls = 0
+        self.writes = 0
 
     def _call(self, method: str, url: str, json: Any = None, microversion: str | None = None,
               headers: Any = None) -> Any:
         self.calls += 1
+        if method != "get":
+            self.writes += 1
         return getattr(self.placement, method)(url, json=json, microversion=microversion,
                                                headers=headers)
 
@@ -195,6 +200,8 @@ class NodeResult:
     violations: list[invariants.Violation] = dataclasses.field(default_factory=list)
     error: str | None = None
     calls: int = 0
+    #: Placement requests other than GET (0 for an unchanged node).
+    writes: int = 0
     #: The node's tree as read back after the write (None if not written).
     tree_after: Any = None
 
@@ -270,7 +277,9 @@ class Migration:
         result.calls = self.placement.calls - start
         if findings or simulation is None:
             return None
-        result.status = WOULD_MIGRATE if simulation.reshape else UNCHANGED
+        plan = simulation.plan
+        result.status = (WOULD_MIGRATE if plan.reshape else UNCHANGED if plan.empty
+                         else WOULD_UPDATE)
         result.moves = simulation.moves
         return _Prepared(node, root, report, allocations, result)
 
@@ -280,12 +289,15 @@ class Migration:
         node, result = prepared.node, prepared.result
         simulation = result.simulation
         assert simulation is not None
-        start = self.placement.calls
+        if simulation.plan.empty:
+            result.status = UNCHANGED  # nothing to write: no call at all
+            return
+        start, writes = self.placement.calls, self.placement.writes
         tracker = ResourceTracker(
             node.nodename, self.driver,
             PrefetchedReport(prepared.report, node.nodename, prepared.allocations),
             compute_nodes=[ComputeNode(prepared.root, node.nodename)],
-            allocations_every_update=False)
+            disabled=node.disabled, allocations_every_update=False)
         self.driver.moves = []
         try:
             tracker.update_available_resource(None, node.nodename, startup=True)
@@ -297,11 +309,12 @@ class Migration:
             result.status, result.error = FAILED, f"{type(error).__name__}: {error}"
         else:
             reshaped = bool(self.driver.moves) or simulation.reshape
-            result.status = MIGRATED if reshaped else UNCHANGED
+            result.status = MIGRATED if reshaped else UPDATED
             result.moves = list(self.driver.moves)
-            if self.verify and reshaped:
+            if self.verify:
                 self._check(prepared)
         result.calls += self.placement.calls - start
+        result.writes = self.placement.writes - writes
 
     def _check(self, prepared: _Prepared) -> None:
         """Read the node back and check the invariants against phase 1's reads."""
@@ -320,7 +333,7 @@ class Migration:
         names = preflight.names_of(simulation.tree_before, tree)
         result.violations = invariants.check_node(
             simulation.allocations_before, after, before_scope, inventories,
-            [move for move in result.moves if move.created], names)
+            [move for move in result.moves if move.changes_totals], names)
         result.tree_after = copy.deepcopy(tree)
         if result.violations:
             result.status = INVARIANT

@@ -20,9 +20,12 @@ from typing import Any
 
 from nova_reshape import exception
 from nova_reshape.compute import invariants
+from nova_reshape.compute.plan import NodePlan, make_plan
+from nova_reshape.compute.resource_tracker import root_traits
 from nova_reshape.provider_tree import ProviderTree
 from nova_reshape.virt.described import DescribedDriver
 from nova_reshape.virt.host import Node
+from nova_reshape.virt.pcpu import pinned_need
 from nova_reshape.virt.shim import ChildPlan, DeviceShim, Move, ShimProblem
 
 SHARING_TRAIT = "MISC_SHARES_VIA_AGGREGATE"
@@ -75,6 +78,10 @@ FAILURE_CLASSES: dict[str, tuple[str, str]] = {
     "pci_config": (
         "the PCI device list is one nova refuses",
         "list either a PF or its VFs, and give all VFs of one PF the same class and traits"),
+    "pcpu_shortage": (
+        "the pinned guests would hold more PCPU than the dedicated CPU set provides",
+        "add CPUs to cpu_dedicated_set (host file or nova.conf [compute]), or move pinned "
+        "guests off the host on the old release"),
     "reshape_failed": (
         "the simulated reshape failed",
         "see the message and correct the host file"),
@@ -117,6 +124,8 @@ class Simulation:
     allocations_after: dict[str, Any]
     moves: list[Move]
     reshape: bool
+    #: What the write will send (empty: the node is unchanged).
+    plan: NodePlan
 
 
 class Listing:
@@ -184,6 +193,7 @@ class _NodeCheck:
         self.check_references()
         self.check_consumers_known()
         self.check_sharing()
+        self.check_pcpu()
         claimed: dict[str, str] = {}
         for shim in self.driver.shims:
             try:
@@ -224,6 +234,17 @@ class _NodeCheck:
             for item in missing:
                 self.add("device_missing", f"the consumer uses {item}, which the host "
                          "description does not list", consumer=consumer.uuid)
+
+    def check_pcpu(self) -> None:
+        """Pinned guests' PCPU (held, or VCPU about to become PCPU) fits the dedicated set."""
+        dedicated = self.node.cpu_dedicated_set
+        if dedicated is None or not any(shim.kind == "pcpu" for shim in self.driver.shims):
+            return
+        need = pinned_need(self.node, self.root.uuid, dict(self.allocations))
+        if need > len(dedicated):
+            self.add("pcpu_shortage", f"the pinned guests would hold {need} PCPU but "
+                     f"cpu_dedicated_set has {len(dedicated)} CPUs",
+                     provider=_label(self.tree, self.root.uuid))
 
     def check_consumers_known(self) -> None:
         for consumer in self.node.consumers:
@@ -350,7 +371,7 @@ class _NodeCheck:
 
 def simulate(node: Node, driver: DescribedDriver, tree: ProviderTree,
              allocations: Mapping[str, Any]) -> Simulation:
-    """Run the driver on copies, as the resource tracker would at start-up."""
+    """Run the driver and the root-trait update on copies, as nova's start would."""
     after = copy.deepcopy(tree)
     before_allocations = copy.deepcopy(dict(allocations))
     after_allocations = copy.deepcopy(dict(allocations))
@@ -360,8 +381,13 @@ def simulate(node: Node, driver: DescribedDriver, tree: ProviderTree,
     except exception.ReshapeNeeded:
         driver.update_provider_tree(after, node.nodename, allocations=after_allocations)
         reshape = True
+    after.update_traits(node.nodename, root_traits(
+        after.data(node.nodename).traits, driver.capabilities_as_traits(), node.disabled))
+    root = tree.data(node.nodename).uuid
+    plan = make_plan(node.nodename, root, tree, after, before_allocations, after_allocations,
+                     reshape)
     return Simulation(copy.deepcopy(tree), after, before_allocations, after_allocations,
-                      list(driver.moves) if reshape else [], reshape)
+                      list(driver.moves) if reshape else [], reshape, plan)
 
 
 def inventories_of(tree: ProviderTree, nodename: str) -> dict[str, dict[str, Any]]:
@@ -392,7 +418,7 @@ def check_simulation(node: Node, simulation: Simulation) -> list[Finding]:
         if changed:  # overcommit the old release already had is not ours to refuse
             findings.append(Finding("capacity_exceeded", name, violation.message,
                                     provider=f"{names.get(rp, rp)} ({rp})"))
-    created = [move for move in simulation.moves if move.created]
+    created = [move for move in simulation.moves if move.changes_totals]
     for violation in (invariants.check_conservation(
             simulation.allocations_before, simulation.allocations_after, before, after, created)
             + invariants.check_orphans(after, simulation.allocations_after,

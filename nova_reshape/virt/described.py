@@ -3,7 +3,7 @@
 The offline migration has no hypervisor to ask: what a driver would read
 from libvirt comes from host description files instead
 (:mod:`nova_reshape.virt.host`). :class:`DescribedDriver` composes the
-shims, in libvirt's order (VGPU, CPUs/NUMA, then PCI and accelerators):
+shims, in libvirt's order (VGPU, PCPU, NUMA, then PCI and accelerators):
 each brings its part of the node's tree to the new shape.
 
 ``update_provider_tree(tree, nodename)`` runs *every* shim even when an
@@ -29,12 +29,14 @@ from nova_reshape.virt.driver import ComputeDriver
 from nova_reshape.virt.host import Host, Node
 from nova_reshape.virt.numa import NumaShim
 from nova_reshape.virt.pci import PciShim
+from nova_reshape.virt.pcpu import PcpuShim
 from nova_reshape.virt.releases import DriverOptions
 from nova_reshape.virt.shim import DeviceShim, Move
 from nova_reshape.virt.vgpu import VgpuShim
 
 #: Every shim, in the order they run.
-ALL_SHIMS: tuple[type[DeviceShim], ...] = (VgpuShim, NumaShim, PciShim, CyborgShim)
+ALL_SHIMS: tuple[type[DeviceShim], ...] = (VgpuShim, PcpuShim, NumaShim, PciShim,
+                                           CyborgShim)
 
 
 def shims_for(options: DriverOptions) -> tuple[type[DeviceShim], ...]:

@@ -139,6 +139,12 @@ class Consumer:
     pci: tuple[str, ...] = ()
     #: accelerator name or address -> units held.
     accelerators: Mapping[str, int] = dataclasses.field(default_factory=dict)
+    #: The flavor's hw:cpu_policy: ``dedicated`` (pinned) or ``shared``.
+    cpu_policy: str = "shared"
+
+    @property
+    def is_pinned(self) -> bool:
+        return self.cpu_policy == "dedicated"
 
     @property
     def is_migration(self) -> bool:
@@ -155,6 +161,11 @@ class Node:
     pci_devices: tuple[PciDevice, ...] = ()
     accelerators: tuple[Accelerator, ...] = ()
     consumers: tuple[Consumer, ...] = ()
+    #: The compute service's disabled flag; None: unknown, the trait is left alone.
+    disabled: bool | None = None
+    #: [compute] cpu_shared_set / cpu_dedicated_set; None when not given.
+    cpu_shared_set: frozenset[int] | None = None
+    cpu_dedicated_set: frozenset[int] | None = None
     #: File and index this node came from, for messages.
     source: str = ""
 
@@ -196,7 +207,11 @@ def canonical_uuid(value: str) -> str:
 
 
 def parse_cpuset(value: Any) -> frozenset[int]:
-    """``"0-3,8"``, ``[0, 1]`` or ``5`` -> a set of CPU numbers."""
+    """A CPU set as nova.conf writes it, or a list of CPU numbers.
+
+    ``"0-3,8"``, with ``^`` exclusions as nova allows (``"0-7,^3,^5-6"``),
+    ``[0, 1]`` or ``5``. ValueError for anything else.
+    """
     if value is None:
         return frozenset()
     if isinstance(value, int):
@@ -204,14 +219,22 @@ def parse_cpuset(value: Any) -> frozenset[int]:
     if isinstance(value, list):
         return frozenset(value)
     cpus: set[int] = set()
+    rejected: set[int] = set()
     for part in str(value).split(","):
-        first, _, last = part.strip().partition("-")
-        low = int(first)
-        high = int(last) if last else low
+        rule = part.strip()
+        if not rule:
+            continue
+        target = rejected if rule.startswith("^") else cpus
+        first, _, last = rule.removeprefix("^").partition("-")
+        try:
+            low = int(first)
+            high = int(last) if last else low
+        except ValueError:
+            raise ValueError(f"{rule!r} is not a CPU number or range") from None
         if high < low:
-            raise ValueError(f"range {part.strip()!r} runs backwards")
-        cpus.update(range(low, high + 1))
-    return frozenset(cpus)
+            raise ValueError(f"range {rule!r} runs backwards")
+        target.update(range(low, high + 1))
+    return frozenset(cpus - rejected)
 
 
 def accelerator_resource_class(device_type: str) -> str:
@@ -349,7 +372,19 @@ def _node(raw: Mapping[str, Any], path: str, index: int) -> Node:
     return Node(nodename=nodename, uuid=canonical_uuid(raw["uuid"]) if raw.get("uuid") else None,
                 hypervisor_type=raw.get("hypervisor_type"), gpus=gpus, numa_cells=cells,
                 pci_devices=devices, accelerators=accelerators, consumers=consumers,
+                disabled=raw.get("disabled"),
+                cpu_shared_set=_cpuset(raw, "cpu_shared_set", path, where),
+                cpu_dedicated_set=_cpuset(raw, "cpu_dedicated_set", path, where),
                 source=f"{path} {where}")
+
+
+def _cpuset(raw: Mapping[str, Any], key: str, path: str, where: str) -> frozenset[int] | None:
+    if raw.get(key) is None:
+        return None
+    try:
+        return parse_cpuset(raw[key])
+    except ValueError as error:
+        raise HostDescriptionError(path, f"{where}.{key}", f"bad CPU set: {error}") from error
 
 
 def _gpu(raw: Mapping[str, Any]) -> Gpu:
@@ -431,4 +466,4 @@ def _consumer(raw: Mapping[str, Any], path: str, where: str) -> Consumer:
         mdevs=tuple((canonical_uuid(m["uuid"]) if m.get("uuid") else None,
                      canonical_address(m["gpu"])) for m in raw.get("mdevs", [])),
         numa=numa, pci=tuple(canonical_address(a) for a in raw.get("pci", [])),
-        accelerators=accelerators)
+        accelerators=accelerators, cpu_policy=raw.get("cpu_policy", "shared"))

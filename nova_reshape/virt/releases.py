@@ -23,6 +23,8 @@ from __future__ import annotations
 import dataclasses
 import enum
 
+from nova_reshape.nova_conf import NovaConf
+
 
 class Reshape(enum.Enum):
     """A kind of reshape; the value is the shim's ``kind``."""
@@ -107,12 +109,14 @@ class DriverOptions:
     ``numa_in_placement``: model NUMA cells as providers (no nova release
     does; for a driver that does). ``allow_vgpu_mismatch``: where a
     consumer's mediated devices do not add up to its VGPU allocation, move
-    what is counted, as libvirt does, instead of refusing.
+    what is counted, as libvirt does, instead of refusing. ``nova_conf``:
+    the target's nova.conf when given (``--nova-config``).
     """
 
     target: Release = DEFAULT_TARGET
     numa_in_placement: bool = False
     allow_vgpu_mismatch: bool = False
+    nova_conf: NovaConf | None = None
 
     @property
     def reshapes(self) -> frozenset[Reshape]:

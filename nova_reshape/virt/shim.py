@@ -67,7 +67,8 @@ class Move:
     """One allocation change: ``amount`` of ``resource_class`` for ``consumer``.
 
     ``source`` is None when the allocation was created (healed) rather than
-    moved; providers are given by uuid.
+    moved; providers are given by uuid. ``from_class`` is set when the
+    allocation changed class (a pinned guest's VCPU becoming PCPU).
     """
 
     consumer: str
@@ -76,10 +77,16 @@ class Move:
     source: str | None
     target: str
     shim: str
+    from_class: str | None = None
 
     @property
     def created(self) -> bool:
         return self.source is None
+
+    @property
+    def changes_totals(self) -> bool:
+        """Whether the consumer's per-class totals change (created or converted)."""
+        return self.created or self.from_class is not None
 
 
 class ShimProblem(exception.ReshapeFailed):

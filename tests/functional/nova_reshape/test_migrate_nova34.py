@@ -1,0 +1,150 @@
+"""The migrated node is what nova 34's compute leaves at its first start.
+
+Each test starts from a pre-upgrade tree as an older release left it,
+written behind the migration's back, runs the migration, and asserts the
+final tree, inventories, traits and every consumer's allocations as nova
+34 would leave them; then a second run must find every node ``unchanged``
+and write nothing. Runs over HTTP and PlacementDirect on every engine.
+"""
+
+from __future__ import annotations
+
+import pytest
+import yaml
+
+from nova_reshape.compute import migrate
+from nova_reshape.virt.host import load_hosts
+from nova_reshape.virt.releases import DriverOptions
+from tests.functional.nova_reshape import migrate_helpers as helpers
+
+NODE = "cmp-a"
+ROOT = "2b0d6c52-6f1e-4b1a-9d0c-000000000001"
+PINNED = "c0000000-0000-4000-8000-000000000001"
+SHARED = "c0000000-0000-4000-8000-000000000002"
+AGGREGATE = "a0000000-0000-4000-8000-000000000001"
+
+
+def _record(total, **extra):
+    return {"total": total, "min_unit": 1, "max_unit": total, "step_size": 1, "reserved": 0,
+            "allocation_ratio": 1.0, **extra}
+
+
+FLAT_CPU = {"VCPU": _record(16, allocation_ratio=4.0), "MEMORY_MB": _record(32768),
+            "DISK_GB": _record(500)}
+
+
+@pytest.fixture
+def write_host(tmp_path):
+    """Writes the host file for NODE; returns its path."""
+    def write(**fields):
+        path = tmp_path / "host.yaml"
+        node = {"nodename": NODE, "uuid": ROOT, "hypervisor_type": "QEMU", **fields}
+        path.write_text(yaml.safe_dump({"host": NODE, "nodes": [node]}))
+        return str(path)
+    return write
+
+
+def _root(seed, inventory, traits=("COMPUTE_NODE",), aggregates=()):
+    seed.provider(NODE, uuid_=ROOT)
+    seed.inventory(ROOT, inventory)
+    seed.traits(ROOT, list(traits))
+    if aggregates:
+        seed.aggregates(ROOT, list(aggregates))
+
+
+def _run(placement, path, **options):
+    return migrate.Migration(placement, load_hosts([path]),
+                             options=DriverOptions(**options)).run()
+
+
+def _held(seed, consumer):
+    """rp name -> resources the consumer holds."""
+    body = seed.consumer(consumer)
+    names = {p["uuid"]: p["name"] for p in helpers.ok(seed.placement.get(
+        "/resource_providers", microversion="1.14"))["resource_providers"]}
+    return {names[rp]: entry["resources"] for rp, entry in body["allocations"].items()}
+
+
+def _assert_second_run_writes_nothing(placement, path, **options):
+    placement.reset()
+    results = _run(placement, path, **options)
+    assert [(r.status, r.writes) for r in results] == [("unchanged", 0)]
+    assert placement.writes() == []
+
+
+def test_disabled_flag_custom_traits_and_aggregates_are_kept(placement, seed, write_host):
+    _root(seed, {**FLAT_CPU, "VGPU": _record(2)},
+          traits=("COMPUTE_NODE", "COMPUTE_STATUS_DISABLED", "CUSTOM_GOLD"),
+          aggregates=(AGGREGATE,))
+    seed.allocate(SHARED, {ROOT: {"VCPU": 2, "MEMORY_MB": 1024, "VGPU": 1}})
+    path = write_host(gpus=[{"address": "0000:84:00.0", "capacity": 2}],
+                      consumers=[{"uuid": SHARED, "mdevs": [{"gpu": "0000:84:00.0"}]}])
+    [result] = _run(placement, path)
+    assert result.status == "migrated" and not result.violations
+    shape = helpers.tree(placement, ROOT)
+    assert shape[NODE]["traits"] == {"COMPUTE_NODE", "COMPUTE_STATUS_DISABLED",
+                                     "CUSTOM_GOLD", "OWNER_NOVA"}
+    assert helpers.ok(placement.get(f"/resource_providers/{ROOT}/aggregates",
+                                    microversion="1.19"))["aggregates"] == [AGGREGATE]
+    assert _held(seed, SHARED) == {NODE: {"VCPU": 2, "MEMORY_MB": 1024},
+                                   f"{NODE}_pci_0000_84_00_0": {"VGPU": 1}}
+    _assert_second_run_writes_nothing(placement, path)
+
+
+@pytest.mark.parametrize("disabled", [True, False])
+def test_disabled_flag_given_is_what_nova_34_sets(placement, seed, write_host, disabled):
+    start = {"COMPUTE_NODE", "OWNER_NOVA"} | (set() if disabled else {"COMPUTE_STATUS_DISABLED"})
+    _root(seed, FLAT_CPU, traits=sorted(start))
+    path = write_host(disabled=disabled)
+    [result] = _run(placement, path)
+    assert result.status == "updated" and result.writes == 1 and not result.violations
+    traits = helpers.tree(placement, ROOT)[NODE]["traits"]
+    assert ("COMPUTE_STATUS_DISABLED" in traits) is disabled
+    _assert_second_run_writes_nothing(placement, path)
+
+
+def test_already_migrated_node_costs_no_write_and_no_write_phase_call(placement, seed,
+                                                                      write_host):
+    _root(seed, FLAT_CPU, traits=("COMPUTE_NODE", "OWNER_NOVA", "COMPUTE_STATUS_DISABLED"))
+    path = write_host()
+    run = migrate.Migration(placement, load_hosts([path]))
+    run.check()
+    checked = run.calls
+    run.write()
+    assert run.calls == checked
+    assert [(r.status, r.writes) for r in run.results] == [("unchanged", 0)]
+
+
+def test_pinned_guests_vcpu_becomes_pcpu(placement, seed, write_host):
+    _root(seed, FLAT_CPU)
+    seed.allocate(PINNED, {ROOT: {"VCPU": 4, "MEMORY_MB": 4096}})
+    seed.allocate(SHARED, {ROOT: {"VCPU": 2, "MEMORY_MB": 2048}})
+    path = write_host(cpu_shared_set="0-7", cpu_dedicated_set="8-15,^15",
+                      consumers=[{"uuid": PINNED, "cpu_policy": "dedicated"},
+                                 {"uuid": SHARED}])
+    [result] = _run(placement, path)
+    assert result.status == "migrated" and not result.violations
+    assert [(m.consumer, m.from_class, m.resource_class, m.amount) for m in result.moves] == [
+        (PINNED, "VCPU", "PCPU", 4)]
+    inventories = seed.inventories(ROOT)["inventories"]
+    assert inventories["VCPU"] == _record(8, allocation_ratio=4.0)
+    assert inventories["PCPU"] == _record(7)
+    assert set(inventories) == {"VCPU", "PCPU", "MEMORY_MB", "DISK_GB"}
+    assert _held(seed, PINNED) == {NODE: {"PCPU": 4, "MEMORY_MB": 4096}}
+    assert _held(seed, SHARED) == {NODE: {"VCPU": 2, "MEMORY_MB": 2048}}
+    _assert_second_run_writes_nothing(placement, path)
+
+
+def test_pinned_guests_needing_more_than_the_dedicated_set_are_refused(placement, seed,
+                                                                       write_host):
+    _root(seed, FLAT_CPU)
+    seed.allocate(PINNED, {ROOT: {"VCPU": 6, "MEMORY_MB": 4096}})
+    path = write_host(cpu_shared_set="0-7", cpu_dedicated_set="8-11",
+                      consumers=[{"uuid": PINNED, "cpu_policy": "dedicated"}])
+    placement.reset()
+    [result] = _run(placement, path)
+    assert result.status == "refused"
+    assert [f.code for f in result.findings] == ["pcpu_shortage"]
+    assert "6 PCPU" in result.findings[0].message and "4 CPUs" in result.findings[0].message
+    assert placement.writes() == []
+
