@@ -23,6 +23,7 @@ from nova_reshape.compute import invariants
 from nova_reshape.compute.plan import NodePlan, make_plan
 from nova_reshape.compute.resource_tracker import root_traits
 from nova_reshape.provider_tree import ProviderTree
+from nova_reshape.virt.cyborg import existing_provider, provider_uuid
 from nova_reshape.virt.described import DescribedDriver
 from nova_reshape.virt.host import Node
 from nova_reshape.virt.pcpu import pinned_need
@@ -78,6 +79,11 @@ FAILURE_CLASSES: dict[str, tuple[str, str]] = {
     "pci_config": (
         "the PCI device list is one nova refuses",
         "list either a PF or its VFs, and give all VFs of one PF the same class and traits"),
+    "accelerator_conflict": (
+        "an accelerator matches several existing Cyborg providers, or Cyborg's uuid for "
+        "it belongs to another provider",
+        "give the accelerator the name of its Cyborg provider in the host file, or delete "
+        "the stale provider"),
     "pcpu_shortage": (
         "the pinned guests would hold more PCPU than the dedicated CPU set provides",
         "add CPUs to cpu_dedicated_set (host file or nova.conf [compute]), or move pinned "
@@ -194,6 +200,7 @@ class _NodeCheck:
         self.check_consumers_known()
         self.check_sharing()
         self.check_pcpu()
+        self.check_accelerators()
         claimed: dict[str, str] = {}
         for shim in self.driver.shims:
             try:
@@ -245,6 +252,23 @@ class _NodeCheck:
             self.add("pcpu_shortage", f"the pinned guests would hold {need} PCPU but "
                      f"cpu_dedicated_set has {len(dedicated)} CPUs",
                      provider=_label(self.tree, self.root.uuid))
+
+    def check_accelerators(self) -> None:
+        """Each accelerator has at most one existing Cyborg provider, and Cyborg's uuid."""
+        if not any(shim.kind == "cyborg" for shim in self.driver.shims):
+            return
+        for accelerator in self.node.accelerators:
+            existing, problem = existing_provider(accelerator, self.tree, self.name)
+            if problem:
+                self.add("accelerator_conflict", problem)
+                continue
+            if existing is not None or self.listing is None:
+                continue
+            other = self.listing.by_uuid.get(provider_uuid(accelerator.name))
+            if other is not None:
+                self.add("accelerator_conflict", (
+                    f"Cyborg's uuid for {accelerator.name} belongs to provider "
+                    f"{other['name']} outside this node's tree"), provider=other["uuid"])
 
     def check_consumers_known(self) -> None:
         for consumer in self.node.consumers:

@@ -291,7 +291,8 @@ def parse_host(document: Any, path: str = "<host description>") -> Host:
     if errors:
         error = jsonschema.exceptions.best_match(errors)
         raise HostDescriptionError(path, format_path(error.absolute_path), _message(error))
-    nodes = tuple(_node(raw, path, index) for index, raw in enumerate(document["nodes"]))
+    nodes = tuple(_node(raw, path, index, document.get("host"))
+                  for index, raw in enumerate(document["nodes"]))
     _unique(path, "nodes", [node.nodename for node in nodes], "nodename")
     _unique(path, "nodes", [node.uuid for node in nodes if node.uuid], "uuid")
     return Host(path=path, host=document.get("host"), nodes=nodes)
@@ -352,7 +353,7 @@ def _unique(path: str, where: str, values: list[Any], what: str) -> None:
         seen.add(value)
 
 
-def _node(raw: Mapping[str, Any], path: str, index: int) -> Node:
+def _node(raw: Mapping[str, Any], path: str, index: int, host: str | None = None) -> Node:
     where = f"nodes[{index}]"
     nodename = raw["nodename"]
     gpus = tuple(_gpu(item) for item in raw.get("gpus", []))
@@ -363,7 +364,7 @@ def _node(raw: Mapping[str, Any], path: str, index: int) -> Node:
     devices = tuple(_pci(item, path, f"{where}.pci_devices[{i}]")
                     for i, item in enumerate(raw.get("pci_devices", [])))
     _unique(path, f"{where}.pci_devices", [device.address for device in devices], "address")
-    accelerators = tuple(_accelerator(item, nodename, i)
+    accelerators = tuple(_accelerator(item, host or nodename, nodename, i)
                          for i, item in enumerate(raw.get("accelerators", [])))
     _unique(path, f"{where}.accelerators", [acc.name for acc in accelerators], "name")
     consumers = tuple(_consumer(item, path, f"{where}.consumers[{i}]")
@@ -436,9 +437,20 @@ def _pci(raw: Mapping[str, Any], path: str, where: str) -> PciDevice:
                      physical_network=raw.get("physical_network"))
 
 
-def _accelerator(raw: Mapping[str, Any], nodename: str, index: int) -> Accelerator:
+def cyborg_name(host: str, address: str) -> str:
+    """Cyborg's deployable (and provider) name: ``<compute host>_<PCI address>``.
+
+    Cyborg's drivers name a device after the agent's ``[DEFAULT] host``
+    (the compute host, as nova-compute's) and the address as lspci prints
+    it (lower case).
+    """
+    return f"{host}_{canonical_address(address)}"
+
+
+def _accelerator(raw: Mapping[str, Any], host: str, nodename: str, index: int) -> Accelerator:
     address = canonical_address(raw["address"]) if raw.get("address") else None
-    default_name = f"{nodename}_{raw['type']}_{address or index}"
+    default_name = (cyborg_name(host, address) if address
+                    else f"{nodename}_{raw['type']}_{index}")
     return Accelerator(
         name=raw.get("name") or default_name, type=raw["type"],
         resource_class=(normalize_resource_class(raw["resource_class"])

@@ -9,6 +9,8 @@ and write nothing. Runs over HTTP and PlacementDirect on every engine.
 
 from __future__ import annotations
 
+import uuid
+
 import pytest
 import yaml
 
@@ -148,3 +150,40 @@ def test_pinned_guests_needing_more_than_the_dedicated_set_are_refused(placement
     assert "6 PCPU" in result.findings[0].message and "4 CPUs" in result.findings[0].message
     assert placement.writes() == []
 
+
+
+@pytest.mark.parametrize("cyborg_host,described", [
+    (NODE, {"name": f"{NODE}_0000:5e:00.0"}),          # by Cyborg's own name
+    ("cmp-a.example.org", {}),                          # by address only
+])
+def test_existing_cyborg_provider_is_used_never_duplicated(placement, seed, write_host,
+                                                           cyborg_host, described):
+    _root(seed, FLAT_CPU, traits=("COMPUTE_NODE", "OWNER_NOVA"))
+    name = f"{cyborg_host}_0000:5e:00.0"
+    fpga = seed.provider(name, parent=ROOT, uuid_=str(uuid.uuid3(uuid.NAMESPACE_DNS, name)))
+    seed.inventory(fpga, {"FPGA": {"total": 2, "max_unit": 2}})
+    seed.traits(fpga, ["OWNER_CYBORG"])
+    seed.allocate(SHARED, {ROOT: {"VCPU": 2}, fpga: {"FPGA": 1}})
+    path = write_host(accelerators=[{"type": "FPGA", "address": "0000:5E:00.0",
+                                     "capacity": 2, **described}],
+                      consumers=[{"uuid": SHARED,
+                                  "accelerators": [{"device": "0000:5e:00.0"}]}])
+    placement.reset()
+    [result] = _run(placement, path)
+    assert (result.status, result.writes, result.findings) == ("unchanged", 0, [])
+    assert set(helpers.tree(placement, ROOT)) == {NODE, name}
+    assert _held(seed, SHARED) == {NODE: {"VCPU": 2}, name: {"FPGA": 1}}
+
+
+def test_two_cyborg_providers_for_one_device_are_refused(placement, seed, write_host):
+    _root(seed, FLAT_CPU, traits=("COMPUTE_NODE", "OWNER_NOVA"))
+    for host in ("cmp-a.example.org", "cmp-a.old"):
+        rp = seed.provider(f"{host}_0000:5e:00.0", parent=ROOT)
+        seed.inventory(rp, {"FPGA": {"total": 2, "max_unit": 2}})
+        seed.traits(rp, ["OWNER_CYBORG"])
+    path = write_host(accelerators=[{"type": "FPGA", "address": "0000:5e:00.0",
+                                     "capacity": 2}])
+    placement.reset()
+    [result] = _run(placement, path)
+    assert result.status == "refused" and placement.writes() == []
+    assert [f.code for f in result.findings] == ["accelerator_conflict"]
