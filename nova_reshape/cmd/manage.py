@@ -5,7 +5,9 @@
     nova-reshape-manage [--config-file FILE]... placement migrate_compute_inventory \\
         --host-file PATH [--host-file PATH]... [--dry-run] [--verbose] \\
         [--format text|json] [--progress] [--workers N] [--target-release RELEASE] \\
-        [--numa-in-placement]
+        [--numa-in-placement] [--nova-config FILE]... [--allow-vgpu-mismatch]
+    nova-reshape-manage placement migrate_compute_inventory --host-file PATH ... \\
+        [--nova-config FILE]... --print-nova-config
     nova-reshape-manage placement migrate_compute_inventory \\
         --placement-url URL [--token TOKEN] [--header NAME:VALUE] --host-file PATH ...
 
@@ -45,7 +47,8 @@ import sqlalchemy as sa
 
 from nova_reshape import exception
 from nova_reshape.cmd import render
-from nova_reshape.compute import migrate, parallel, preflight
+from nova_reshape.compute import conf_check, migrate, parallel, preflight
+from nova_reshape.nova_conf import NovaConfError, load_nova_conf
 from nova_reshape.placement_client import http_placement
 from nova_reshape.virt import releases
 from nova_reshape.virt.described import nodes_of
@@ -119,6 +122,18 @@ def build_parser() -> argparse.ArgumentParser:
         "--numa-in-placement", action="store_true",
         help="make one child provider per NUMA cell holding its CPUs and memory (no nova "
         "release does this; only for a driver that models NUMA in Placement)")
+    migrate_parser.add_argument(
+        "--nova-config", action="append", metavar="FILE", dest="nova_configs", default=[],
+        help="the target release's nova.conf (repeatable, later files win): fills what the "
+        "host files leave out; where they disagree the node is refused")
+    migrate_parser.add_argument(
+        "--print-nova-config", action="store_true",
+        help="print, per node, the nova.conf options the target release needs for the "
+        "migrated tree, and exit (no Placement access)")
+    migrate_parser.add_argument(
+        "--allow-vgpu-mismatch", action="store_true",
+        help="where a consumer's mediated devices do not add up to its VGPU allocation, "
+        "move what is counted (as nova does, with a warning) instead of refusing")
     return parser
 
 
@@ -265,8 +280,18 @@ def write_json(results: Sequence[migrate.NodeResult], code: int, dry_run: bool,
     out.write("\n")
 
 
+def print_nova_config(hosts: Sequence[Any], options: releases.DriverOptions,
+                      out: TextIO) -> int:
+    """``--print-nova-config``: the target's nova.conf per node (completed from nova.conf)."""
+    run = migrate.Migration(None, hosts, options=options)
+    out.write(conf_check.render_config(list(run.nodes.values()), options.target))
+    return EXIT_OK
+
+
 def migrate_compute_inventory(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     hosts = load_hosts(args.host_files)
+    if args.print_nova_config:
+        return print_nova_config(hosts, driver_options(args), out)
     progress = render.ProgressBar(err) if (args.progress or err.isatty()) else None
     config_files = [*args.config_files, *args.sub_config_files]
     opener = placement_opener(config_files, args.placement_url, args.token, args.headers)
@@ -298,9 +323,17 @@ def _release(value: str) -> releases.Release:
 
 
 def driver_options(args: argparse.Namespace) -> releases.DriverOptions:
-    """The shims' options from the command line."""
+    """The shims' options from the command line; BadInput for an unreadable nova.conf."""
+    conf = None
+    if args.nova_configs:
+        try:
+            conf = load_nova_conf(args.nova_configs)
+        except NovaConfError as error:
+            raise BadInput(str(error)) from error
     return releases.DriverOptions(target=args.target_release,
-                                  numa_in_placement=args.numa_in_placement)
+                                  numa_in_placement=args.numa_in_placement,
+                                  allow_vgpu_mismatch=args.allow_vgpu_mismatch,
+                                  nova_conf=conf)
 
 
 NUMA_WARNING = ("warning: --numa-in-placement: no nova release up to {number} models NUMA "

@@ -36,7 +36,7 @@ from collections.abc import Callable, Collection, Iterable, Sequence
 from typing import Any
 
 from nova_reshape import exception
-from nova_reshape.compute import invariants, preflight
+from nova_reshape.compute import conf_check, invariants, preflight
 from nova_reshape.compute.resource_tracker import ComputeNode, ResourceTracker
 from nova_reshape.provider_tree import ProviderTree
 from nova_reshape.report import SchedulerReportClient
@@ -235,7 +235,10 @@ class Migration:
                  options: DriverOptions | None = None) -> None:
         self.placement = CountingPlacement(placement)
         self.hosts = list(hosts)
-        self.nodes = nodes_of(self.hosts)
+        self.options = options or DriverOptions()
+        #: nodename -> disagreements between its host file and nova.conf.
+        self.conf_findings: dict[str, list[preflight.Finding]] = {}
+        self.nodes = self._with_nova_conf(nodes_of(self.hosts))
         #: The nodes this run handles (all of them unless ``only`` names some:
         #: one worker's share of a parallel run).
         self.mine = [node for name, node in self.nodes.items() if only is None or name in only]
@@ -243,11 +246,24 @@ class Migration:
         self.dry_run = dry_run
         self.progress = progress or (lambda phase, done, total: None)
         self.verify = verify
-        self.options = options or DriverOptions()
         self.driver = DescribedDriver(self.nodes, shims_for(self.options), self.options)
         self.results: list[NodeResult] = []
         #: Trait and custom class names known to exist (shared by the report clients).
         self.known: set[str] = set()
+
+    def _with_nova_conf(self, nodes: dict[str, Node]) -> dict[str, Node]:
+        """The nodes completed from nova.conf (when given); disagreements noted."""
+        conf = self.options.nova_conf
+        if conf is None:
+            return nodes
+        merged = {}
+        for name, node in nodes.items():
+            if node.is_ironic:
+                merged[name] = node
+                continue
+            merged[name], self.conf_findings[name] = conf_check.merge_node(
+                node, conf, self.options.target)
+        return merged
 
     # -- phase 1 -----------------------------------------------------------------
 
@@ -273,6 +289,7 @@ class Migration:
         allocations = report.get_allocations_for_provider_tree(None, node.nodename)
         findings, simulation = preflight.check_node(node, self.driver, tree, allocations,
                                                     listing)
+        findings = self.conf_findings.get(node.nodename, []) + findings
         result.findings, result.simulation = findings, simulation
         result.calls = self.placement.calls - start
         if findings or simulation is None:

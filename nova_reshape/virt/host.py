@@ -237,6 +237,19 @@ def parse_cpuset(value: Any) -> frozenset[int]:
     return frozenset(cpus - rejected)
 
 
+def format_cpuset(cpus: frozenset[int] | set[int]) -> str:
+    """A CPU set in nova.conf syntax, ranges merged: ``{0, 1, 2, 5}`` -> ``"0-2,5"``."""
+    parts: list[str] = []
+    ordered = sorted(cpus)
+    start = 0
+    for index, cpu in enumerate(ordered):
+        if index + 1 == len(ordered) or ordered[index + 1] != cpu + 1:
+            first = ordered[start]
+            parts.append(str(first) if first == cpu else f"{first}-{cpu}")
+            start = index + 1
+    return ",".join(parts)
+
+
 def accelerator_resource_class(device_type: str) -> str:
     """Cyborg's class for a device type: FPGA, PGPU for GPUs, else CUSTOM_<TYPE>."""
     if device_type.upper() == "GPU":

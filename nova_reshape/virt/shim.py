@@ -159,6 +159,10 @@ class DeviceShim(ComputeDriver):
         """
         return False
 
+    def accepts_mismatch(self) -> bool:
+        """Whether a consumer's held amount may differ from what its devices count."""
+        return False
+
     def owns(self, data: ProviderData, nodename: str) -> bool:
         """Whether an unplanned child of ``nodename`` is one of this shim's stale providers."""
         return False
@@ -230,10 +234,15 @@ class DeviceShim(ComputeDriver):
                 amount = resources[resource_class]
                 shares = self.targets(node, consumer_uuid, node.consumer(consumer_uuid),
                                       resource_class, amount)
-                if sum(shares.values()) != amount:
+                placed = sum(shares.values())
+                if placed != amount and not self.accepts_mismatch():
                     raise ShimProblem("amount_mismatch", (
                         f"{self.kind}: consumer {consumer_uuid} holds {amount} "
-                        f"{resource_class} but {sum(shares.values())} could be placed"))
+                        f"{resource_class} but {placed} could be placed"))
+                if placed != amount:
+                    # What nova does: move what is counted; the difference is recorded.
+                    self.moves.append(Move(consumer_uuid, resource_class, placed - amount,
+                                           None, root_uuid, self.kind))
                 for key, share in sorted(shares.items()):
                     if share <= 0:
                         continue

@@ -198,3 +198,25 @@ def test_killed_mid_run_then_rerun_completes(db_url, tmp_path):
             assert len(shape) == 5
         assert helpers.over_capacity(placement, root) == []
     assert _children(db_url) == hosts * 4
+
+
+def test_nova_config_disagreement_refuses_with_the_key_to_change(db_url, tmp_path):
+    out, conf = _generate(db_url, tmp_path, hosts=1, instances=4)
+    nova_conf = tmp_path / "nova.conf"
+    nova_conf.write_text(
+        '[pci]\ndevice_spec = {"vendor_id": "10de", "traits": "a100"}\n'
+        'device_spec = {"vendor_id": "8086", "resource_class": "fast_nic"}\n')
+    code, text, _ = _main(*_command(conf, out, "--nova-config", str(nova_conf)))
+    assert code == manage.EXIT_REFUSED and _children(db_url) == 0
+    assert ("[nova_conf] PCI devices are described but [pci] report_in_placement is false: "
+            "nova-compute 34 would refuse to start") in text
+    code, text, _ = _main(*_command(conf, out, "--nova-config", str(nova_conf),
+                                    "--print-nova-config"))
+    assert code == manage.EXIT_OK and _children(db_url) == 0
+    assert "# cmp-0000: nova.conf for nova-compute 34 (2026.2)\n" in text
+    assert "[pci]\nreport_in_placement = True\n" in text
+    nova_conf.write_text(nova_conf.read_text() + "report_in_placement = True\n")
+    code, text, _ = _main(*_command(conf, out, "--nova-config", str(nova_conf)))
+    assert code == manage.EXIT_OK, text
+    code, _, err = _main(*_command(conf, out, "--nova-config", str(tmp_path / "absent")))
+    assert code == manage.EXIT_BAD_INPUT and "cannot read" in err

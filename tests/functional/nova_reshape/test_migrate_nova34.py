@@ -187,3 +187,21 @@ def test_two_cyborg_providers_for_one_device_are_refused(placement, seed, write_
     [result] = _run(placement, path)
     assert result.status == "refused" and placement.writes() == []
     assert [f.code for f in result.findings] == ["accelerator_conflict"]
+
+
+def test_vgpu_mismatch_refused_by_default_and_moved_as_nova_does_when_allowed(
+        placement, seed, write_host):
+    _root(seed, {**FLAT_CPU, "VGPU": _record(4)}, traits=("COMPUTE_NODE", "OWNER_NOVA"))
+    seed.allocate(SHARED, {ROOT: {"VCPU": 2, "VGPU": 2}})  # two VGPUs, one mdev
+    path = write_host(gpus=[{"address": "0000:84:00.0", "capacity": 4}],
+                      consumers=[{"uuid": SHARED, "mdevs": [{"gpu": "0000:84:00.0"}]}])
+    placement.reset()
+    [refused] = _run(placement, path)
+    assert refused.status == "refused" and placement.writes() == []
+    assert [f.code for f in refused.findings] == ["amount_mismatch"]
+    [result] = _run(placement, path, allow_vgpu_mismatch=True)
+    assert result.status == "migrated" and not result.violations
+    assert sorted((m.resource_class, m.amount, m.created) for m in result.moves) == [
+        ("VGPU", -1, True), ("VGPU", 1, False)]
+    assert _held(seed, SHARED) == {NODE: {"VCPU": 2}, f"{NODE}_pci_0000_84_00_0": {"VGPU": 1}}
+    _assert_second_run_writes_nothing(placement, path, allow_vgpu_mismatch=True)
