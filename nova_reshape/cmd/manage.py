@@ -246,6 +246,10 @@ def write_text(results: Sequence[migrate.NodeResult], code: int, dry_run: bool, 
             out.write("  after:\n")
             out.writelines(f"    {line}\n" for line in render.draw_tree(after, result.root))
             out.writelines(f"  {render.move_line(move, names)}\n" for move in result.moves)
+        if (dry_run or verbose) and result.simulation is not None:
+            lines = result.simulation.plan.lines()
+            out.write("  plan: nothing to write\n" if not lines else "  plan:\n")
+            out.writelines(f"    {line}\n" for line in lines)
     summary = ", ".join(f"{count} {status}"
                         for status, count in sorted(migrate.summarize(results).items()))
     verdicts = {
@@ -274,6 +278,8 @@ def write_json(results: Sequence[migrate.NodeResult], code: int, dry_run: bool,
             "moves": [render.move_json(move, names) for move in result.moves],
             "before": render.tree_json(before, result.root) if before and result.root else None,
             "after": render.tree_json(after, result.root) if after and result.root else None,
+            "writes": result.writes,
+            "plan": result.simulation.plan.as_dict() if result.simulation else None,
         })
     json.dump({"dry_run": dry_run, "exit_code": code, "summary": migrate.summarize(results),
                "nodes": nodes}, out, indent=2, sort_keys=True)

@@ -36,7 +36,7 @@ from collections.abc import Callable, Collection, Iterable, Sequence
 from typing import Any
 
 from nova_reshape import exception
-from nova_reshape.compute import conf_check, invariants, preflight
+from nova_reshape.compute import conf_check, invariants, plan, preflight
 from nova_reshape.compute.resource_tracker import ComputeNode, ResourceTracker
 from nova_reshape.provider_tree import ProviderTree
 from nova_reshape.report import SchedulerReportClient
@@ -294,8 +294,8 @@ class Migration:
         result.calls = self.placement.calls - start
         if findings or simulation is None:
             return None
-        plan = simulation.plan
-        result.status = (WOULD_MIGRATE if plan.reshape else UNCHANGED if plan.empty
+        node_plan = simulation.plan
+        result.status = (WOULD_MIGRATE if node_plan.reshape else UNCHANGED if node_plan.empty
                          else WOULD_UPDATE)
         result.moves = simulation.moves
         return _Prepared(node, root, report, allocations, result)
@@ -351,6 +351,10 @@ class Migration:
         result.violations = invariants.check_node(
             simulation.allocations_before, after, before_scope, inventories,
             [move for move in result.moves if move.changes_totals], names)
+        result.violations += [
+            invariants.Violation("not_as_planned", None, None, "", problem)
+            for problem in plan.unplanned(simulation.plan, simulation.tree_after, tree,
+                                          simulation.allocations_after, after)]
         result.tree_after = copy.deepcopy(tree)
         if result.violations:
             result.status = INVARIANT

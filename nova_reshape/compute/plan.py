@@ -162,3 +162,37 @@ def make_plan(nodename: str, root: str, before: ProviderTree, after: ProviderTre
         if _resources(allocations_before.get(consumer)) != _resources(new):
             plan.allocations[consumer] = new or {"allocations": {}}
     return plan
+
+
+def unplanned(plan: NodePlan, planned: ProviderTree, actual: ProviderTree,
+              allocations_planned: dict[str, Any], allocations_actual: dict[str, Any],
+              ) -> list[str]:
+    """Where the node as read back differs from the plan's result (empty: as planned).
+
+    Compares the providers (uuid, name, parent), their traits and
+    inventories, and the allocations of every consumer the plan changes.
+    """
+    problems = []
+    name = plan.nodename
+    want = {rp: planned.data(rp) for rp in planned.get_provider_uuids(name)}
+    have = {rp: actual.data(rp) for rp in actual.get_provider_uuids(name)}
+    for rp in sorted(set(want) ^ set(have)):
+        where = "planned but missing" if rp in want else "present but not planned"
+        problems.append(f"provider {plan.names.get(rp, rp)} ({rp}) {where}")
+    for rp in sorted(set(want) & set(have)):
+        label = f"provider {want[rp].name} ({rp})"
+        if (want[rp].name, want[rp].parent_uuid) != (have[rp].name, have[rp].parent_uuid):
+            problems.append(f"{label} is named or placed differently than planned")
+        if want[rp].traits != have[rp].traits:
+            problems.append(f"{label} has traits {sorted(have[rp].traits)}, planned "
+                            f"{sorted(want[rp].traits)}")
+        if actual.has_inventory_changed(rp, want[rp].inventory):
+            problems.append(f"{label} has another inventory than planned")
+    for consumer in sorted(plan.allocations):
+        planned_held = {rp: res for rp, res in _resources(
+            allocations_planned.get(consumer)).items() if rp in want}
+        actual_held = {rp: res for rp, res in _resources(
+            allocations_actual.get(consumer)).items() if rp in want}
+        if planned_held != actual_held:
+            problems.append(f"consumer {consumer} holds {actual_held}, planned {planned_held}")
+    return problems

@@ -33,6 +33,7 @@ the shim is a no-op.
 from __future__ import annotations
 
 import dataclasses
+import uuid
 from collections.abc import Mapping
 from typing import Any
 
@@ -51,7 +52,8 @@ class ChildPlan:
     ``key`` identifies the device for :meth:`DeviceShim.targets` (an address,
     a cell id, an accelerator name). ``replace_traits`` sets the trait list
     exactly (PCI); otherwise the traits are added and others kept.
-    ``uuid`` is used when the provider has to be created (None: generated).
+    ``uuid`` is used when the provider has to be created (None:
+    :func:`child_uuid`, so the dry run shows the uuid the run will create).
     """
 
     key: str
@@ -100,6 +102,15 @@ class ShimProblem(exception.ReshapeFailed):
     def __init__(self, code: str, error: str) -> None:
         super().__init__(error=error)
         self.code = code
+
+
+def child_uuid(root_uuid: str, name: str) -> str:
+    """The uuid of a child the migration names: uuid5 of the root's uuid and the name.
+
+    Deterministic, so a dry run and the run that follows agree, and a re-run
+    after a kill creates the same provider.
+    """
+    return str(uuid.uuid5(uuid.UUID(root_uuid), name))
 
 
 def full_record(total: int, reserved: int = 0, allocation_ratio: float = 1.0,
@@ -213,7 +224,8 @@ class DeviceShim(ComputeDriver):
                 raise ShimProblem("name_taken", (
                     f"provider {plan.uuid} exists under another name than {plan.name}"))
             else:
-                tree.new_child(plan.name, root_uuid, uuid=plan.uuid)
+                tree.new_child(plan.name, root_uuid,
+                               uuid=plan.uuid or child_uuid(root_uuid, plan.name))
             tree.update_inventory(plan.name, plan.inventory)
             if plan.replace_traits:
                 tree.update_traits(plan.name, plan.traits)

@@ -220,3 +220,30 @@ def test_nova_config_disagreement_refuses_with_the_key_to_change(db_url, tmp_pat
     assert code == manage.EXIT_OK, text
     code, _, err = _main(*_command(conf, out, "--nova-config", str(tmp_path / "absent")))
     assert code == manage.EXIT_BAD_INPUT and "cannot read" in err
+
+
+def test_json_dry_run_plan_is_what_the_run_writes(db_url, tmp_path):
+    out, conf = _generate(db_url, tmp_path, hosts=1, instances=4)
+    code, text, _ = _main(*_command(conf, out, "--dry-run", "--format", "json"))
+    node = json.loads(text)["nodes"][0]
+    plan = node["plan"]
+    assert code == 0 and node["status"] == "would-migrate" and node["writes"] == 0
+    code, text, _ = _main(*_command(conf, out, "--dry-run"))
+    assert "  plan:\n    create provider cmp-0000_pci_0000_84_00_0 (" in text
+    assert "in one POST /reshaper: " in text
+    code, text, _ = _main(*_command(conf, out))
+    assert code == 0
+    with PlacementDirect(make_conf(db_url)) as placement:
+        listed = helpers.ok(placement.get(f"/resource_providers?in_tree={node['root']}",
+                                          microversion="1.14"))["resource_providers"]
+        created = {(p["name"], p["uuid"], p["parent_provider_uuid"]) for p in listed
+                   if p["uuid"] != node["root"]}
+        assert created == {(p["name"], p["uuid"], p["parent_uuid"]) for p in plan["create"]}
+        for consumer, body in plan["allocations"].items():
+            held = helpers.ok(placement.get(f"/allocations/{consumer}",
+                                            microversion="1.28"))["allocations"]
+            assert {rp: entry["resources"] for rp, entry in held.items()} == {
+                rp: entry["resources"] for rp, entry in body["allocations"].items()}
+        assert plan["reshaper"]["allocations"].keys() == plan["allocations"].keys()
+    code, text, _ = _main(*_command(conf, out, "--format", "json"))
+    assert json.loads(text)["nodes"][0]["plan"]["create"] == []

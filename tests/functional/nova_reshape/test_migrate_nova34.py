@@ -205,3 +205,79 @@ def test_vgpu_mismatch_refused_by_default_and_moved_as_nova_does_when_allowed(
         ("VGPU", -1, True), ("VGPU", 1, False)]
     assert _held(seed, SHARED) == {NODE: {"VCPU": 2}, f"{NODE}_pci_0000_84_00_0": {"VGPU": 1}}
     _assert_second_run_writes_nothing(placement, path, allow_vgpu_mismatch=True)
+
+
+def _all_in_one(seed, write_host):
+    """VGPU on the root, PCI not in Placement, a pinned guest on VCPU with a dedicated
+    set, NUMA cells described, Cyborg's provider already there, a disabled compute."""
+    _root(seed, {**FLAT_CPU, "VGPU": _record(4)}, traits=("COMPUTE_NODE", "CUSTOM_GOLD"),
+          aggregates=(AGGREGATE,))
+    fpga_name = "cmp-a.example.org_0000:5e:00.0"
+    fpga = seed.provider(fpga_name, parent=ROOT,
+                         uuid_=str(uuid.uuid3(uuid.NAMESPACE_DNS, fpga_name)))
+    seed.inventory(fpga, {"FPGA": {"total": 2, "max_unit": 2}})
+    seed.traits(fpga, ["OWNER_CYBORG"])
+    seed.allocate(PINNED, {ROOT: {"VCPU": 4, "MEMORY_MB": 4096, "VGPU": 1}})
+    seed.allocate(SHARED, {ROOT: {"VCPU": 2, "MEMORY_MB": 2048, "VGPU": 1}, fpga: {"FPGA": 1}})
+    path = write_host(
+        disabled=True, cpu_shared_set="0-7", cpu_dedicated_set="8-11",
+        gpus=[{"address": "0000:84:00.0", "capacity": 2},
+              {"address": "0000:85:00.0", "capacity": 2}],
+        numa_cells=[{"id": 0, "cpus": "0-3", "pcpus": "8-9", "memory_mb": 16384},
+                    {"id": 1, "cpus": "4-7", "pcpus": "10-11", "memory_mb": 16384}],
+        pci_devices=[{"address": "0000:d8:00.0", "vendor_id": "10de", "product_id": "20b5"}],
+        accelerators=[{"type": "FPGA", "address": "0000:5e:00.0", "capacity": 2}],
+        consumers=[
+            {"uuid": PINNED, "cpu_policy": "dedicated", "numa": [0],
+             "mdevs": [{"gpu": "0000:84:00.0"}], "pci": ["0000:d8:00.0"]},
+            {"uuid": SHARED, "numa": [1], "mdevs": [{"gpu": "0000:85:00.0"}],
+             "accelerators": [{"device": "0000:5e:00.0"}]}])
+    return path, fpga_name
+
+
+def test_all_cases_on_one_node_and_the_dry_run_plan_is_what_is_written(placement, seed,
+                                                                       write_host):
+    path, fpga_name = _all_in_one(seed, write_host)
+    placement.reset()
+    [dry] = migrate.Migration(placement, load_hosts([path]), dry_run=True).run()
+    assert dry.status == "would-migrate" and placement.writes() == []
+    plan = dry.simulation.plan
+
+    [result] = _run(placement, path)
+    assert result.status == "migrated" and not result.violations
+    shape = helpers.tree(placement, ROOT)
+    vgpu84, vgpu85, gpu = (f"{NODE}_pci_0000_84_00_0", f"{NODE}_pci_0000_85_00_0",
+                           f"{NODE}_0000:D8:00.0")
+    assert {name: (data["parent"], data["inventory"], data["traits"])
+            for name, data in shape.items()} == {
+        NODE: (None, {"VCPU": 8, "PCPU": 4, "MEMORY_MB": 32768, "DISK_GB": 500},
+               {"COMPUTE_NODE", "CUSTOM_GOLD", "OWNER_NOVA", "COMPUTE_STATUS_DISABLED"}),
+        vgpu84: (NODE, {"VGPU": 2}, {"OWNER_NOVA"}),
+        vgpu85: (NODE, {"VGPU": 2}, {"OWNER_NOVA"}),
+        gpu: (NODE, {"CUSTOM_PCI_10DE_20B5": 1}, {"COMPUTE_MANAGED_PCI_DEVICE", "OWNER_NOVA"}),
+        fpga_name: (NODE, {"FPGA": 2}, {"OWNER_CYBORG"}),
+    }
+    assert helpers.ok(placement.get(f"/resource_providers/{ROOT}/aggregates",
+                                    microversion="1.19"))["aggregates"] == [AGGREGATE]
+    assert _held(seed, PINNED) == {NODE: {"PCPU": 4, "MEMORY_MB": 4096}, vgpu84: {"VGPU": 1},
+                                   gpu: {"CUSTOM_PCI_10DE_20B5": 1}}
+    assert _held(seed, SHARED) == {NODE: {"VCPU": 2, "MEMORY_MB": 2048}, vgpu85: {"VGPU": 1},
+                                   fpga_name: {"FPGA": 1}}
+    assert helpers.over_capacity(placement, ROOT) == []
+
+    # The dry run's plan is what was written: providers, uuids, inventories,
+    # traits and every changed consumer's allocations.
+    assert {(p.name, p.uuid, p.parent_uuid) for p in plan.create} == {
+        (name, shape[name]["uuid"], ROOT) for name in (vgpu84, vgpu85, gpu)}
+    assert {shape[name]["uuid"] for name in (vgpu84, vgpu85, gpu)} == {
+        str(uuid.uuid5(uuid.UUID(ROOT), name)) for name in (vgpu84, vgpu85, gpu)}
+    names = {data["uuid"]: name for name, data in shape.items()}
+    for rp, traits in plan.traits.items():
+        assert set(traits) == shape[names[rp]]["traits"]
+    for rp, inventory in plan.inventories.items():
+        assert {rc: r["total"] for rc, r in inventory.items()} == shape[names[rp]]["inventory"]
+    assert set(plan.allocations) == {PINNED, SHARED}
+    for consumer, body in plan.allocations.items():
+        assert {names[rp]: entry["resources"] for rp, entry in body["allocations"].items()
+                } == _held(seed, consumer)
+    _assert_second_run_writes_nothing(placement, path)
