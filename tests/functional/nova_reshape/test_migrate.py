@@ -166,3 +166,21 @@ def test_invariant_violation_stops_the_run(placement, deployment, monkeypatch):
     assert _statuses(results) == {"cmp-0000": "invariant-violated", "cmp-0001": "not-run",
                                   "cmp-0002": "skipped"}
     assert len(seen) == 1 and str(results[0].violations[0]) == "not_conserved: lost one"
+
+
+def test_pre_train_pinning_and_a_disabled_host(placement, raw_placement, tmp_path):
+    out = str(tmp_path / "pinned")
+    helpers.generator.generate(raw_placement, out, hosts=2, gpus=2, instances=INSTANCES,
+                               kinds=(*helpers.generator.KINDS, "pinned", "disabled"))
+    expected = helpers.expected_totals(out)
+    results = _run(placement, out)
+    assert _statuses(results) == {"cmp-0000": "migrated", "cmp-0001": "migrated"}
+    assert all(not r.violations for r in results)
+    assert helpers.actual_totals(placement, expected) == expected
+    for index, host in enumerate(("cmp-0000", "cmp-0001")):
+        root = helpers.tree(placement, helpers.generator.stable_uuid(0, host))[host]
+        assert root["inventory"]["PCPU"] == 16 and root["inventory"]["VCPU"] == 32
+        assert ("COMPUTE_STATUS_DISABLED" in root["traits"]) is (index == 0)
+    placement.reset()
+    assert set(_statuses(_run(placement, out)).values()) == {"unchanged"}
+    assert placement.writes() == []
