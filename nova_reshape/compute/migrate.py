@@ -1,4 +1,4 @@
-"""The offline ``migrate_compute_inventory`` run (nova-side.md §3.4).
+"""The offline ``migrate_compute_inventory`` run.
 
 For every non-ironic node of the described hosts, the run does what
 nova-compute does at start-up on the new release: the resource tracker's

@@ -1,4 +1,4 @@
-"""The resource tracker's Placement update, including the reshape (nova-side.md §3).
+"""The resource tracker's Placement update, including the reshape.
 
 For each compute node the tracker reads the node's provider tree from
 Placement (through the report client's cache), lets the virt driver edit
@@ -85,7 +85,7 @@ class ResourceTracker:
 
     def _update_available_resource_for_node(self, context: Any, nodename: str,
                                             startup: bool = False) -> None:
-        """Update one node, applying nova's exception policy (nova-side.md §3.3).
+        """Update one node, applying nova's exception policy.
 
         ReshapeFailed and ReshapeNeeded always propagate (a start-up failure
         must stop the service or the migration); PCI and configuration

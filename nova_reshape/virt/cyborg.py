@@ -1,4 +1,4 @@
-"""Cyborg shim: accelerator devices as child providers (nova-side.md §4.7).
+"""Cyborg shim: accelerator devices as child providers.
 
 Nova has no accelerator shim: Cyborg's conductor writes these providers
 itself. During a fast-forward upgrade Cyborg is down too, so this shim

@@ -1,4 +1,4 @@
-"""The common machinery of the device shims (nova-side.md §4.1).
+"""The common machinery of the device shims.
 
 Every shim moves one kind of resource from the compute node's root
 provider (where an older release reported it, "the flat shape") to child

@@ -1,4 +1,4 @@
-"""VGPU shim: one child provider per physical GPU (nova-side.md §4.2).
+"""VGPU shim: one child provider per physical GPU.
 
 The flat shape (Queens to Rocky libvirt) reported every VGPU on the compute
 node's root provider. The new shape has one child per physical GPU, named
