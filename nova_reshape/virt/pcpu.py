@@ -18,7 +18,9 @@ Root inventory as libvirt writes it, for the sets the host description
 * ``VCPU``: ``total = max_unit =`` number of shared CPUs; none at all when
   only a dedicated set is given (as nova); the root's current ratio and
   reservation are kept unless nova.conf sets them;
-* a class whose total is 0 is left out (Placement refuses a total of 0).
+* a class whose total is 0 is left out (Placement refuses a total of 0);
+* with nova.conf, ``MEMORY_MB`` and ``DISK_GB`` get its ratios and
+  reservations too (:mod:`nova_reshape.virt.root`), as at every start.
 
 With neither set given the shim changes nothing (nova would count every
 online CPU, which a host description does not say).
@@ -32,6 +34,7 @@ import os_resource_classes as orc
 
 from nova_reshape import exception
 from nova_reshape.provider_tree import ProviderTree
+from nova_reshape.virt import root
 from nova_reshape.virt.host import Node
 from nova_reshape.virt.shim import DeviceShim, Move, full_record
 
@@ -70,20 +73,22 @@ class PcpuShim(DeviceShim):
 
     def root_inventory(self, node: Node, tree: ProviderTree,
                        nodename: str) -> dict[str, dict[str, Any]] | None:
-        """The root's inventory with VCPU/PCPU from the CPU sets; None: unchanged."""
-        if node.cpu_shared_set is None and node.cpu_dedicated_set is None:
-            return None
+        """The root's inventory with VCPU/PCPU from the CPU sets and nova.conf's
+        ratios and reservations (:mod:`nova_reshape.virt.root`); None: unchanged."""
         current = tree.data(nodename).inventory
-        inventory = {rc: record for rc, record in current.items()
-                     if rc not in (orc.VCPU, orc.PCPU)}
         conf = self.options.nova_conf
+        if node.cpu_shared_set is None and node.cpu_dedicated_set is None:
+            return None if conf is None else root.configured(current, conf)
+        inventory = root.configured({rc: record for rc, record in current.items()
+                                     if rc not in (orc.VCPU, orc.PCPU)}, conf)
         shared = len(node.cpu_shared_set or ())
         if shared:
-            old = current.get(orc.VCPU, {})
-            ratio = (conf.cpu_allocation_ratio if conf and conf.cpu_allocation_ratio
-                     else old.get("allocation_ratio")
-                     or (conf.initial_cpu_allocation_ratio if conf else INITIAL_CPU_RATIO))
-            reserved = conf.reserved_host_cpus if conf else old.get("reserved", 0)
+            old = current.get(orc.VCPU)
+            if conf is not None:
+                ratio, reserved = root.ratio(conf, orc.VCPU, old), root.reserved(conf, orc.VCPU)
+            else:
+                ratio = (old or {}).get("allocation_ratio", INITIAL_CPU_RATIO)
+                reserved = (old or {}).get("reserved", 0)
             inventory[orc.VCPU] = full_record(shared, reserved=reserved,
                                               allocation_ratio=float(ratio))
         dedicated = len(node.cpu_dedicated_set or ())
