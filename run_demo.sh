@@ -6,7 +6,8 @@
 # end to end on a fresh SQLite file (tools/demo.py): generate a pre-upgrade
 # deployment in the old flat shape, show the dry run, migrate every compute
 # node with `nova-reshape-manage placement migrate_compute_inventory` through
-# PlacementDirect (no service running), draw the trees after, and re-run to
+# PlacementDirect (no service running), draw the trees after (a pinned
+# guest's VCPU now PCPU, the disabled compute still disabled), and re-run to
 # show that nothing changes the second time. Options: --hosts N,
 # --instances N, --keep DIR (keep the database and host files).
 set -euo pipefail

@@ -3,11 +3,16 @@
 
 1. generates a small pre-upgrade deployment in the old flat shape (GPUs,
    NUMA cells, PCI devices and an FPGA per host, instances using them,
-   plus an ironic node) with tools/generate_deployment.py;
+   CPU pinning as before Train: pinned guests holding VCPU, plus an ironic
+   node; the first host's compute service is disabled) with
+   tools/generate_deployment.py;
 2. runs ``nova-reshape-manage placement migrate_compute_inventory
-   --dry-run``: each node's tree before and after, and every allocation move;
+   --dry-run``: each node's tree before and after, every allocation move
+   (a pinned guest's VCPU converted to PCPU among them) and the plan;
 3. runs it for real (PlacementDirect on the database; no service running);
-4. draws the first node's tree as Placement now holds it;
+4. draws the first node's tree as Placement now holds it (still disabled:
+   ``COMPUTE_STATUS_DISABLED`` on its root) and a pinned guest's allocations
+   before and after;
 5. runs it once more to show that a migrated deployment is left alone.
 
     python tools/demo.py [--hosts 2] [--instances 4] [--keep DIR]
@@ -35,6 +40,14 @@ def banner(text: str) -> None:
     print(f"\n=== {text} {'=' * max(0, 70 - len(text))}")
 
 
+def _allocations(placement: object, consumer: str) -> dict[str, dict[str, int]]:
+    """The consumer's allocations, provider name -> resources."""
+    names = {p["uuid"]: p["name"] for p in placement.get(
+        "/resource_providers", microversion="1.14").json()["resource_providers"]}
+    held = placement.get(f"/allocations/{consumer}", microversion="1.28").json()
+    return {names[rp]: entry["resources"] for rp, entry in held["allocations"].items()}
+
+
 def run(directory: str, hosts: int, instances: int) -> int:
     database = f"sqlite:///{os.path.join(directory, 'placement.sqlite')}"
     conf_path = os.path.join(directory, "placement.conf")
@@ -43,8 +56,11 @@ def run(directory: str, hosts: int, instances: int) -> int:
 
     banner("1. generate a pre-upgrade deployment (flat shape)")
     with PlacementDirect(generate_deployment.direct_conf(database)) as placement:
-        summary = generate_deployment.generate(placement, host_dir, hosts=hosts + 1,
-                                               gpus=2, instances=instances, ironic=1)
+        summary = generate_deployment.generate(
+            placement, host_dir, hosts=hosts + 1, gpus=2, instances=instances, ironic=1,
+            kinds=(*generate_deployment.KINDS, "pinned", "disabled"))
+        pinned = generate_deployment.stable_uuid(0, "cmp-0000/instance-3")
+        before = _allocations(placement, pinned)
     print(f"{summary.hosts} compute hosts with {summary.instances} instances and "
           f"{summary.ironic} ironic node in {database}; host files in {host_dir}")
 
@@ -66,6 +82,13 @@ def run(directory: str, hosts: int, instances: int) -> int:
         tree = SchedulerReportClient(placement).get_provider_tree_and_ensure_root(
             None, root, name="cmp-0000")
         print("\n".join(render.draw_tree(tree, root)))
+        disabled = "COMPUTE_STATUS_DISABLED" in tree.data(root).traits
+        print(f"cmp-0000 is disabled in nova and its root "
+              f"{'still carries' if disabled else 'LOST'} COMPUTE_STATUS_DISABLED")
+        if instances > 3:
+            print(f"pinned guest {pinned} (hw:cpu_policy=dedicated):")
+            print(f"  before: {before}")
+            print(f"  after:  {_allocations(placement, pinned)}")
 
     banner("5. run again: nothing left to do")
     return manage.main(command)

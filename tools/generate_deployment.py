@@ -69,8 +69,12 @@ def _ok(response: Any, what: str) -> Any:
     return response.json() if response.content else None
 
 
-#: Device kinds a generated host can have.
+#: Device kinds a generated host has by default.
 KINDS = ("numa", "pci", "accelerators")
+#: Opt-in kinds: "pinned" is CPU pinning as before Train (no PCPU on the root,
+#: pinned instances holding VCPU, the CPU sets in the host file); "disabled"
+#: makes the first host's compute service disabled.
+EXTRA_KINDS = ("pinned", "disabled")
 
 
 def host_layout(hostname: str, seed: int, gpus: int, instances: int,
@@ -106,11 +110,18 @@ def host_layout(hostname: str, seed: int, gpus: int, instances: int,
             consumer["pci"] = [pci_free.pop(0)]
         if index in (5, 6) and "accelerators" in kinds:
             consumer["accelerators"] = [{"device": f"{hostname}-fpga-0", "count": 1}]
+        if index % 4 == 3 and "pinned" in kinds:
+            consumer["cpu_policy"] = "dedicated"
         consumers.append(consumer)
     layout: dict[str, Any] = {
         "nodename": hostname, "uuid": stable_uuid(seed, hostname), "hypervisor_type": "QEMU",
         "gpus": [{"address": f"0000:{0x84 + g:02x}:00.0", "mdev_types": ["nvidia-35"],
                   "capacity": capacity} for g in range(gpus)]}
+    if "pinned" in kinds:
+        layout["cpu_shared_set"] = ",".join(cell["cpus"] for cell in cells)
+        layout["cpu_dedicated_set"] = ",".join(cell["pcpus"] for cell in cells)
+    if "disabled" in kinds and hostname.endswith("-0000"):
+        layout["disabled"] = True
     if "numa" in kinds:
         layout["numa_cells"] = cells
     if "pci" in kinds:
@@ -133,6 +144,8 @@ def flat_inventory(layout: dict[str, Any]) -> dict[str, Any]:
         "MEMORY_MB": {"total": CELLS * MEMORY_PER_CELL, "reserved": 512},
         "DISK_GB": {"total": 2000},
     }
+    if "cpu_dedicated_set" in layout:
+        del inventory["PCPU"]  # before Train: pinned guests counted as VCPU
     if layout.get("accelerators"):
         inventory["FPGA"] = {"total": 2}
     if gpu_total:
@@ -147,7 +160,8 @@ def flat_allocations(layout: dict[str, Any], seed: int) -> dict[str, Any]:
     body = {}
     for index, consumer in enumerate(layout["consumers"]):
         resources = {"MEMORY_MB": 4096, "DISK_GB": 20}
-        resources["PCPU" if index % 4 == 3 else "VCPU"] = 2
+        pre_train = "cpu_dedicated_set" in layout
+        resources["PCPU" if index % 4 == 3 and not pre_train else "VCPU"] = 2
         if consumer.get("mdevs"):
             resources["VGPU"] = len(consumer["mdevs"])
         if consumer.get("accelerators"):
@@ -168,8 +182,9 @@ def write_host(placement: Any, layout: dict[str, Any], seed: int) -> int:
     _ok(placement.put(f"/resource_providers/{root}/inventories", json={
         "resource_provider_generation": 0, "inventories": flat_inventory(layout)},
         microversion="1.26"), "set inventory")
+    traits = ["COMPUTE_NODE"] + (["COMPUTE_STATUS_DISABLED"] if layout.get("disabled") else [])
     _ok(placement.put(f"/resource_providers/{root}/traits", json={
-        "resource_provider_generation": 1, "traits": ["COMPUTE_NODE"]},
+        "resource_provider_generation": 1, "traits": traits},
         microversion="1.6"), "set traits")
     calls = 3
     allocations = flat_allocations(layout, seed)
@@ -255,11 +270,12 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--ironic", type=int, default=0)
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--kinds", default=",".join(KINDS),
-                        help="devices besides GPUs, comma-separated from: " + ",".join(KINDS)
-                        + " (default all; empty for GPUs only)")
+                        help="devices besides GPUs, comma-separated from: "
+                        + ",".join(KINDS + EXTRA_KINDS) + " (default "
+                        + ",".join(KINDS) + "; empty for GPUs only)")
     args = parser.parse_args(argv)
     kinds = tuple(kind for kind in args.kinds.split(",") if kind)
-    unknown = set(kinds) - set(KINDS)
+    unknown = set(kinds) - set(KINDS + EXTRA_KINDS)
     if unknown:
         parser.error(f"unknown kinds: {', '.join(sorted(unknown))}")
     from nova_reshape.cmd.render import ProgressBar

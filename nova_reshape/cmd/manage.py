@@ -4,7 +4,10 @@
 
     nova-reshape-manage [--config-file FILE]... placement migrate_compute_inventory \\
         --host-file PATH [--host-file PATH]... [--dry-run] [--verbose] \\
-        [--format text|json] [--progress] [--workers N]
+        [--format text|json] [--progress] [--workers N] [--target-release RELEASE] \\
+        [--numa-in-placement] [--nova-config FILE]... [--allow-vgpu-mismatch]
+    nova-reshape-manage placement migrate_compute_inventory --host-file PATH ... \\
+        [--nova-config FILE]... --print-nova-config
     nova-reshape-manage placement migrate_compute_inventory \\
         --placement-url URL [--token TOKEN] [--header NAME:VALUE] --host-file PATH ...
 
@@ -44,9 +47,11 @@ import sqlalchemy as sa
 
 from nova_reshape import exception
 from nova_reshape.cmd import render
-from nova_reshape.compute import migrate, parallel, preflight
+from nova_reshape.compute import conf_check, migrate, parallel, preflight
+from nova_reshape.nova_conf import NovaConfError, load_nova_conf
 from nova_reshape.progress import progress_callback
 from nova_reshape.transport import http_placement, open_direct
+from nova_reshape.virt import releases
 from nova_reshape.virt.described import nodes_of
 from nova_reshape.virt.host import HostDescriptionError, load_hosts
 
@@ -110,6 +115,27 @@ def build_parser() -> argparse.ArgumentParser:
     migrate_parser.add_argument("--progress", action="store_true",
                                 help="show progress bars even when stderr is not a "
                                 "terminal or with --format json")
+    migrate_parser.add_argument(
+        "--target-release", type=_release, default=releases.DEFAULT_TARGET, metavar="RELEASE",
+        help="the nova release about to start (number, series or name; default "
+        f"{releases.DEFAULT_TARGET.number}, {releases.DEFAULT_TARGET.series}): only the "
+        "reshapes its compute performs are done")
+    migrate_parser.add_argument(
+        "--numa-in-placement", action="store_true",
+        help="make one child provider per NUMA cell holding its CPUs and memory (no nova "
+        "release does this; only for a driver that models NUMA in Placement)")
+    migrate_parser.add_argument(
+        "--nova-config", action="append", metavar="FILE", dest="nova_configs", default=[],
+        help="the target release's nova.conf (repeatable, later files win): fills what the "
+        "host files leave out; where they disagree the node is refused")
+    migrate_parser.add_argument(
+        "--print-nova-config", action="store_true",
+        help="print, per node, the nova.conf options the target release needs for the "
+        "migrated tree, and exit (no Placement access)")
+    migrate_parser.add_argument(
+        "--allow-vgpu-mismatch", action="store_true",
+        help="where a consumer's mediated devices do not add up to its VGPU allocation, "
+        "move what is counted (as nova does, with a warning) instead of refusing")
     return parser
 
 
@@ -221,6 +247,10 @@ def write_text(results: Sequence[migrate.NodeResult], code: int, dry_run: bool, 
             out.write("  after:\n")
             out.writelines(f"    {line}\n" for line in render.draw_tree(after, result.root))
             out.writelines(f"  {render.move_line(move, names)}\n" for move in result.moves)
+        if (dry_run or verbose) and result.simulation is not None:
+            lines = result.simulation.plan.lines()
+            out.write("  plan: nothing to write\n" if not lines else "  plan:\n")
+            out.writelines(f"    {line}\n" for line in lines)
     summary = ", ".join(f"{count} {status}"
                         for status, count in sorted(migrate.summarize(results).items()))
     verdicts = {
@@ -249,32 +279,73 @@ def write_json(results: Sequence[migrate.NodeResult], code: int, dry_run: bool,
             "moves": [render.move_json(move, names) for move in result.moves],
             "before": render.tree_json(before, result.root) if before and result.root else None,
             "after": render.tree_json(after, result.root) if after and result.root else None,
+            "writes": result.writes,
+            "plan": result.simulation.plan.as_dict() if result.simulation else None,
         })
     json.dump({"dry_run": dry_run, "exit_code": code, "summary": migrate.summarize(results),
                "nodes": nodes}, out, indent=2, sort_keys=True)
     out.write("\n")
 
 
+def print_nova_config(hosts: Sequence[Any], options: releases.DriverOptions,
+                      out: TextIO) -> int:
+    """``--print-nova-config``: the target's nova.conf per node (completed from nova.conf)."""
+    run = migrate.Migration(None, hosts, options=options)
+    out.write(conf_check.render_config(list(run.nodes.values()), options.target))
+    return EXIT_OK
+
+
 def migrate_compute_inventory(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     hosts = load_hosts(args.host_files)
+    if args.print_nova_config:
+        return print_nova_config(hosts, driver_options(args), out)
     progress = progress_callback(err, args.format, force=args.progress)
     config_files = [*args.config_files, *args.sub_config_files]
     opener = placement_opener(config_files, args.placement_url, args.token, args.headers)
+    options = driver_options(args)
+    if options.numa_in_placement:
+        err.write(NUMA_WARNING.format(number=options.target.number))
     workers = args.workers or parallel.auto_workers(
         sum(not node.is_ironic for node in nodes_of(hosts).values()))
     if workers > 1:
         results = parallel.ParallelMigration(opener, hosts, workers, dry_run=args.dry_run,
-                                             progress=progress).run()
+                                             progress=progress, options=options).run()
     else:
         with opener() as placement:
             results = migrate.Migration(placement, hosts, dry_run=args.dry_run,
-                                        progress=progress).run()
+                                        progress=progress, options=options).run()
     code = exit_code(results)
     if args.format == "json":
         write_json(results, code, args.dry_run, out)
     else:
         write_text(results, code, args.dry_run, args.verbose, out)
     return code
+
+
+def _release(value: str) -> releases.Release:
+    try:
+        return releases.find_release(value)
+    except ValueError as error:
+        raise argparse.ArgumentTypeError(str(error)) from error
+
+
+def driver_options(args: argparse.Namespace) -> releases.DriverOptions:
+    """The shims' options from the command line; BadInput for an unreadable nova.conf."""
+    conf = None
+    if args.nova_configs:
+        try:
+            conf = load_nova_conf(args.nova_configs)
+        except NovaConfError as error:
+            raise BadInput(str(error)) from error
+    return releases.DriverOptions(target=args.target_release,
+                                  numa_in_placement=args.numa_in_placement,
+                                  allow_vgpu_mismatch=args.allow_vgpu_mismatch,
+                                  nova_conf=conf)
+
+
+NUMA_WARNING = ("warning: --numa-in-placement: no nova release up to {number} models NUMA "
+                "cells in Placement; its compute service will put VCPU, PCPU and MEMORY_MB "
+                "back on the compute node's root provider at start\n")
 
 
 def _workers(value: str) -> int:

@@ -65,6 +65,13 @@ def _name(names: Mapping[str, str], rp_uuid: str | None) -> str:
 
 
 def move_line(move: Move, names: Mapping[str, str]) -> str:
+    if move.from_class is not None:
+        return (f"convert {move.from_class} {move.amount} to {move.resource_class} of "
+                f"consumer {move.consumer} on {_name(names, move.target)}")
+    if move.created and move.shim == "vgpu":
+        return (f"adjust {move.resource_class} by {move.amount:+d} for consumer "
+                f"{move.consumer}: its mediated devices count differs from its allocation "
+                "(--allow-vgpu-mismatch)")
     verb = "create" if move.created else "move"
     return (f"{verb} {move.resource_class} {move.amount} of consumer {move.consumer}: "
             f"{_name(names, move.source)} -> {_name(names, move.target)}")
@@ -73,5 +80,6 @@ def move_line(move: Move, names: Mapping[str, str]) -> str:
 def move_json(move: Move, names: Mapping[str, str]) -> dict[str, Any]:
     return {"consumer": move.consumer, "resource_class": move.resource_class,
             "amount": move.amount, "created": move.created, "shim": move.shim,
+            "from_class": move.from_class,
             "source": move.source, "source_name": _name(names, move.source) if move.source
             else None, "target": move.target, "target_name": _name(names, move.target)}

@@ -8,7 +8,9 @@ providers of that node's tree (before, respectively after):
     For every consumer and resource class, the sum of its allocations over
     the scope after equals the sum before, plus whatever a shim
     deliberately *created* (PCI healing, recorded as
-    :class:`~nova_reshape.virt.shim.Move` with no source).
+    :class:`~nova_reshape.virt.shim.Move` with no source) and with what a
+    shim *converted* moved from one class to the other (a pinned guest's
+    VCPU becoming PCPU, a Move with ``from_class``).
 ``over_capacity``
     No provider in scope holds more of a class than its capacity,
     ``(total - reserved) * allocation_ratio``.
@@ -78,11 +80,16 @@ def capacity(record: Mapping[str, Any]) -> float:
 def check_conservation(before: Allocations, after: Allocations, scope_before: Iterable[str],
                        scope_after: Iterable[str], created: Iterable[Any] = (),
                        ) -> list[Violation]:
-    """Per consumer and class, after == before + created (see module docstring)."""
+    """Per consumer and class, after == before + created/converted (module docstring)."""
     expected = sums(before, scope_before)
     for move in created:
         totals = expected.setdefault(move.consumer, {})
         totals[move.resource_class] = totals.get(move.resource_class, 0) + move.amount
+        from_class = getattr(move, "from_class", None)
+        if from_class is not None:
+            totals[from_class] = totals.get(from_class, 0) - move.amount
+            if not totals[from_class]:
+                del totals[from_class]
     actual = sums(after, scope_after)
     violations = []
     for consumer in sorted(set(expected) | set(actual)):

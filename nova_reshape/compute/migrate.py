@@ -1,4 +1,4 @@
-"""The offline ``migrate_compute_inventory`` run (nova-side.md §3.4).
+"""The offline ``migrate_compute_inventory`` run.
 
 For every non-ironic node of the described hosts, the run does what
 nova-compute does at start-up on the new release: the resource tracker's
@@ -36,22 +36,25 @@ from collections.abc import Callable, Collection, Iterable, Sequence
 from typing import Any
 
 from nova_reshape import exception
-from nova_reshape.compute import invariants, preflight
+from nova_reshape.compute import conf_check, invariants, plan, preflight
 from nova_reshape.compute.resource_tracker import ComputeNode, ResourceTracker
 from nova_reshape.provider_tree import ProviderTree
 from nova_reshape.report import SchedulerReportClient
 from nova_reshape.transport.counting import CountingTransport as CountingPlacement
-from nova_reshape.virt.described import DescribedDriver, nodes_of
+from nova_reshape.virt.described import DescribedDriver, nodes_of, shims_for
 from nova_reshape.virt.host import Host, Node
+from nova_reshape.virt.releases import DriverOptions
 from nova_reshape.virt.shim import Move
 
 LOG = logging.getLogger(__name__)
 
 #: Node outcomes.
 SKIPPED = "skipped"          # ironic
-UNCHANGED = "unchanged"      # already in the new shape
-MIGRATED = "migrated"
+UNCHANGED = "unchanged"      # already in the new shape: nothing written
+MIGRATED = "migrated"        # allocations moved (one POST /reshaper)
+UPDATED = "updated"          # written without moving allocations (traits, inventory)
 WOULD_MIGRATE = "would-migrate"  # dry run
+WOULD_UPDATE = "would-update"    # dry run
 REFUSED = "refused"          # pre-flight findings
 NOT_RUN = "not-run"          # another node was refused or failed first
 CONFLICT = "conflict"        # generation conflicts left after the tracker's retries
@@ -169,6 +172,8 @@ class NodeResult:
     violations: list[invariants.Violation] = dataclasses.field(default_factory=list)
     error: str | None = None
     calls: int = 0
+    #: Placement requests other than GET (0 for an unchanged node).
+    writes: int = 0
     #: The node's tree as read back after the write (None if not written).
     tree_after: Any = None
 
@@ -191,15 +196,21 @@ class Migration:
     ``placement``: a transport (PlacementDirect's client or
     :func:`~nova_reshape.placement_client.http_placement`). ``progress`` is
     called as ``progress(phase, done, total)``. ``verify`` reads each
-    written node back and checks the invariants.
+    written node back and checks the invariants. ``options`` names the
+    target release (whose reshapes are the ones done) and the operator's
+    switches.
     """
 
     def __init__(self, placement: Any, hosts: Iterable[Host], dry_run: bool = False,
                  progress: Progress | None = None, verify: bool = True,
-                 only: Collection[str] | None = None) -> None:
+                 only: Collection[str] | None = None,
+                 options: DriverOptions | None = None) -> None:
         self.placement = CountingPlacement(placement)
         self.hosts = list(hosts)
-        self.nodes = nodes_of(self.hosts)
+        self.options = options or DriverOptions()
+        #: nodename -> disagreements between its host file and nova.conf.
+        self.conf_findings: dict[str, list[preflight.Finding]] = {}
+        self.nodes = self._with_nova_conf(nodes_of(self.hosts))
         #: The nodes this run handles (all of them unless ``only`` names some:
         #: one worker's share of a parallel run).
         self.mine = [node for name, node in self.nodes.items() if only is None or name in only]
@@ -207,10 +218,24 @@ class Migration:
         self.dry_run = dry_run
         self.progress = progress or (lambda phase, done, total: None)
         self.verify = verify
-        self.driver = DescribedDriver(self.nodes)
+        self.driver = DescribedDriver(self.nodes, shims_for(self.options), self.options)
         self.results: list[NodeResult] = []
         #: Trait and custom class names known to exist (shared by the report clients).
         self.known: set[str] = set()
+
+    def _with_nova_conf(self, nodes: dict[str, Node]) -> dict[str, Node]:
+        """The nodes completed from nova.conf (when given); disagreements noted."""
+        conf = self.options.nova_conf
+        if conf is None:
+            return nodes
+        merged = {}
+        for name, node in nodes.items():
+            if node.is_ironic:
+                merged[name] = node
+                continue
+            merged[name], self.conf_findings[name] = conf_check.merge_node(
+                node, conf, self.options.target)
+        return merged
 
     # -- phase 1 -----------------------------------------------------------------
 
@@ -236,11 +261,14 @@ class Migration:
         allocations = report.get_allocations_for_provider_tree(None, node.nodename)
         findings, simulation = preflight.check_node(node, self.driver, tree, allocations,
                                                     listing)
+        findings = self.conf_findings.get(node.nodename, []) + findings
         result.findings, result.simulation = findings, simulation
         result.calls = self.placement.calls - start
         if findings or simulation is None:
             return None
-        result.status = WOULD_MIGRATE if simulation.reshape else UNCHANGED
+        node_plan = simulation.plan
+        result.status = (WOULD_MIGRATE if node_plan.reshape else UNCHANGED if node_plan.empty
+                         else WOULD_UPDATE)
         result.moves = simulation.moves
         return _Prepared(node, root, report, allocations, result)
 
@@ -250,12 +278,15 @@ class Migration:
         node, result = prepared.node, prepared.result
         simulation = result.simulation
         assert simulation is not None
-        start = self.placement.calls
+        if simulation.plan.empty:
+            result.status = UNCHANGED  # nothing to write: no call at all
+            return
+        start, writes = self.placement.calls, self.placement.writes
         tracker = ResourceTracker(
             node.nodename, self.driver,
             PrefetchedReport(prepared.report, node.nodename, prepared.allocations),
             compute_nodes=[ComputeNode(prepared.root, node.nodename)],
-            allocations_every_update=False)
+            disabled=node.disabled, allocations_every_update=False)
         self.driver.moves = []
         try:
             tracker.update_available_resource(None, node.nodename, startup=True)
@@ -267,11 +298,12 @@ class Migration:
             result.status, result.error = FAILED, f"{type(error).__name__}: {error}"
         else:
             reshaped = bool(self.driver.moves) or simulation.reshape
-            result.status = MIGRATED if reshaped else UNCHANGED
+            result.status = MIGRATED if reshaped else UPDATED
             result.moves = list(self.driver.moves)
-            if self.verify and reshaped:
+            if self.verify:
                 self._check(prepared)
         result.calls += self.placement.calls - start
+        result.writes = self.placement.writes - writes
 
     def _check(self, prepared: _Prepared) -> None:
         """Read the node back and check the invariants against phase 1's reads."""
@@ -290,7 +322,11 @@ class Migration:
         names = preflight.names_of(simulation.tree_before, tree)
         result.violations = invariants.check_node(
             simulation.allocations_before, after, before_scope, inventories,
-            [move for move in result.moves if move.created], names)
+            [move for move in result.moves if move.changes_totals], names)
+        result.violations += [
+            invariants.Violation("not_as_planned", None, None, "", problem)
+            for problem in plan.unplanned(simulation.plan, simulation.tree_after, tree,
+                                          simulation.allocations_after, after)]
         result.tree_after = copy.deepcopy(tree)
         if result.violations:
             result.status = INVARIANT

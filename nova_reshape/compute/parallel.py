@@ -34,6 +34,7 @@ from nova_reshape import exception
 from nova_reshape.compute import migrate
 from nova_reshape.virt.described import nodes_of
 from nova_reshape.virt.host import Host
+from nova_reshape.virt.releases import DriverOptions
 
 #: Opens a transport in a worker; must pickle (a module-level function or a
 #: ``functools.partial`` of one), since workers are spawned, not forked.
@@ -62,7 +63,7 @@ class _Outcome:
 
 def _worker(opener: Opener, hosts: list[Host], names: list[str], dry_run: bool,
             verify: bool, connection: multiprocessing.connection.Connection,
-            stop_flag: Any, parent: int) -> None:
+            stop_flag: Any, parent: int, options: DriverOptions) -> None:
     """One worker's whole life: check, wait for the verdict, write, report."""
     def progress(phase: str, done: int, total: int) -> None:
         connection.send(("progress", phase))
@@ -73,7 +74,7 @@ def _worker(opener: Opener, hosts: list[Host], names: list[str], dry_run: bool,
     try:
         with opener() as placement:
             run = migrate.Migration(placement, hosts, dry_run=dry_run, progress=progress,
-                                    verify=verify, only=set(names))
+                                    verify=verify, only=set(names), options=options)
             run.check()
             connection.send(("checked", run.refused, run.pending))
             if connection.recv() == "write":
@@ -111,7 +112,8 @@ class ParallelMigration:
 
     def __init__(self, opener: Opener, hosts: Iterable[Host], workers: int,
                  dry_run: bool = False, progress: migrate.Progress | None = None,
-                 verify: bool = True) -> None:
+                 verify: bool = True, options: DriverOptions | None = None) -> None:
+        self.options = options or DriverOptions()
         self.opener = opener
         self.hosts = list(hosts)
         self.nodes = nodes_of(self.hosts)
@@ -137,7 +139,7 @@ class ParallelMigration:
             process = context.Process(
                 target=_worker, name="nova-reshape-migrate-worker", daemon=True,
                 args=(self.opener, self.hosts, share, self.dry_run, self.verify, theirs,
-                      stop_flag, os.getpid()))
+                      stop_flag, os.getpid(), self.options))
             process.start()
             theirs.close()
             pipes.append(ours)

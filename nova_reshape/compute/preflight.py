@@ -20,9 +20,13 @@ from typing import Any
 
 from nova_reshape import exception
 from nova_reshape.compute import invariants
+from nova_reshape.compute.plan import NodePlan, make_plan
+from nova_reshape.compute.resource_tracker import root_traits
 from nova_reshape.provider_tree import ProviderTree
+from nova_reshape.virt.cyborg import existing_provider, provider_uuid
 from nova_reshape.virt.described import DescribedDriver
 from nova_reshape.virt.host import Node
+from nova_reshape.virt.pcpu import pinned_need
 from nova_reshape.virt.shim import ChildPlan, DeviceShim, Move, ShimProblem
 from placement_wsgi.constants import SHARING_TRAIT
 
@@ -74,6 +78,19 @@ FAILURE_CLASSES: dict[str, tuple[str, str]] = {
     "pci_config": (
         "the PCI device list is one nova refuses",
         "list either a PF or its VFs, and give all VFs of one PF the same class and traits"),
+    "accelerator_conflict": (
+        "an accelerator matches several existing Cyborg providers, or Cyborg's uuid for "
+        "it belongs to another provider",
+        "give the accelerator the name of its Cyborg provider in the host file, or delete "
+        "the stale provider"),
+    "nova_conf": (
+        "the host file and the target release's nova.conf disagree, or nova.conf lacks "
+        "what the migrated tree needs",
+        "change the nova.conf key the message names (or the host file) so both say the same"),
+    "pcpu_shortage": (
+        "the pinned guests would hold more PCPU than the dedicated CPU set provides",
+        "add CPUs to cpu_dedicated_set (host file or nova.conf [compute]), or move pinned "
+        "guests off the host on the old release"),
     "reshape_failed": (
         "the simulated reshape failed",
         "see the message and correct the host file"),
@@ -116,6 +133,8 @@ class Simulation:
     allocations_after: dict[str, Any]
     moves: list[Move]
     reshape: bool
+    #: What the write will send (empty: the node is unchanged).
+    plan: NodePlan
 
 
 class Listing:
@@ -183,6 +202,8 @@ class _NodeCheck:
         self.check_references()
         self.check_consumers_known()
         self.check_sharing()
+        self.check_pcpu()
+        self.check_accelerators()
         claimed: dict[str, str] = {}
         for shim in self.driver.shims:
             try:
@@ -223,6 +244,34 @@ class _NodeCheck:
             for item in missing:
                 self.add("device_missing", f"the consumer uses {item}, which the host "
                          "description does not list", consumer=consumer.uuid)
+
+    def check_pcpu(self) -> None:
+        """Pinned guests' PCPU (held, or VCPU about to become PCPU) fits the dedicated set."""
+        dedicated = self.node.cpu_dedicated_set
+        if dedicated is None or not any(shim.kind == "pcpu" for shim in self.driver.shims):
+            return
+        need = pinned_need(self.node, self.root.uuid, dict(self.allocations))
+        if need > len(dedicated):
+            self.add("pcpu_shortage", f"the pinned guests would hold {need} PCPU but "
+                     f"cpu_dedicated_set has {len(dedicated)} CPUs",
+                     provider=_label(self.tree, self.root.uuid))
+
+    def check_accelerators(self) -> None:
+        """Each accelerator has at most one existing Cyborg provider, and Cyborg's uuid."""
+        if not any(shim.kind == "cyborg" for shim in self.driver.shims):
+            return
+        for accelerator in self.node.accelerators:
+            existing, problem = existing_provider(accelerator, self.tree, self.name)
+            if problem:
+                self.add("accelerator_conflict", problem)
+                continue
+            if existing is not None or self.listing is None:
+                continue
+            other = self.listing.by_uuid.get(provider_uuid(accelerator.name))
+            if other is not None:
+                self.add("accelerator_conflict", (
+                    f"Cyborg's uuid for {accelerator.name} belongs to provider "
+                    f"{other['name']} outside this node's tree"), provider=other["uuid"])
 
     def check_consumers_known(self) -> None:
         for consumer in self.node.consumers:
@@ -322,7 +371,7 @@ class _NodeCheck:
                     self.add(problem.code, problem.kwargs["error"], consumer=consumer_uuid,
                              provider=label)
                     continue
-                if sum(shares.values()) != amount:
+                if sum(shares.values()) != amount and not shim.accepts_mismatch():
                     self.add("amount_mismatch", (
                         f"it holds {amount} {rc} on the compute node but the host "
                         f"description gives it {sum(shares.values())}"),
@@ -349,7 +398,7 @@ class _NodeCheck:
 
 def simulate(node: Node, driver: DescribedDriver, tree: ProviderTree,
              allocations: Mapping[str, Any]) -> Simulation:
-    """Run the driver on copies, as the resource tracker would at start-up."""
+    """Run the driver and the root-trait update on copies, as nova's start would."""
     after = copy.deepcopy(tree)
     before_allocations = copy.deepcopy(dict(allocations))
     after_allocations = copy.deepcopy(dict(allocations))
@@ -359,8 +408,13 @@ def simulate(node: Node, driver: DescribedDriver, tree: ProviderTree,
     except exception.ReshapeNeeded:
         driver.update_provider_tree(after, node.nodename, allocations=after_allocations)
         reshape = True
+    after.update_traits(node.nodename, root_traits(
+        after.data(node.nodename).traits, driver.capabilities_as_traits(), node.disabled))
+    root = tree.data(node.nodename).uuid
+    plan = make_plan(node.nodename, root, tree, after, before_allocations, after_allocations,
+                     reshape)
     return Simulation(copy.deepcopy(tree), after, before_allocations, after_allocations,
-                      list(driver.moves) if reshape else [], reshape)
+                      list(driver.moves) if reshape else [], reshape, plan)
 
 
 def inventories_of(tree: ProviderTree, nodename: str) -> dict[str, dict[str, Any]]:
@@ -391,7 +445,7 @@ def check_simulation(node: Node, simulation: Simulation) -> list[Finding]:
         if changed:  # overcommit the old release already had is not ours to refuse
             findings.append(Finding("capacity_exceeded", name, violation.message,
                                     provider=f"{names.get(rp, rp)} ({rp})"))
-    created = [move for move in simulation.moves if move.created]
+    created = [move for move in simulation.moves if move.changes_totals]
     for violation in (invariants.check_conservation(
             simulation.allocations_before, simulation.allocations_after, before, after, created)
             + invariants.check_orphans(after, simulation.allocations_after,

@@ -1,4 +1,4 @@
-"""The resource tracker's Placement update, including the reshape (nova-side.md §3).
+"""The resource tracker's Placement update, including the reshape.
 
 For each compute node the tracker reads the node's provider tree from
 Placement (through the report client's cache), lets the virt driver edit
@@ -53,8 +53,8 @@ class ResourceTracker:
     ``driver`` implements ``update_provider_tree`` (see
     :mod:`nova_reshape.virt.driver`); ``reportclient`` is a
     :class:`~nova_reshape.report.SchedulerReportClient`. ``compute_nodes``
-    are the nodes this host owns. ``disabled`` sets the
-    ``COMPUTE_STATUS_DISABLED`` trait on every root. With
+    are the nodes this host owns. ``disabled`` sets (True) or clears (False)
+    the ``COMPUTE_STATUS_DISABLED`` trait on every root; None leaves it. With
     ``allocations_every_update`` (nova since Zed) the node's allocations are
     read on every update; without it (Stein to Yoga) only when the driver
     asks for a reshape. ``pci_updater`` is the PCI-in-placement hook, which
@@ -62,7 +62,7 @@ class ResourceTracker:
     """
 
     def __init__(self, host: str, driver: Any, reportclient: Any,
-                 compute_nodes: Iterable[ComputeNode] = (), disabled: bool = False,
+                 compute_nodes: Iterable[ComputeNode] = (), disabled: bool | None = False,
                  allocations_every_update: bool = True,
                  pci_updater: PciUpdater | None = None) -> None:
         self.host = host
@@ -85,7 +85,7 @@ class ResourceTracker:
 
     def _update_available_resource_for_node(self, context: Any, nodename: str,
                                             startup: bool = False) -> None:
-        """Update one node, applying nova's exception policy (nova-side.md §3.3).
+        """Update one node, applying nova's exception policy.
 
         ReshapeFailed and ReshapeNeeded always propagate (a start-up failure
         must stop the service or the migration); PCI and configuration
@@ -177,17 +177,32 @@ class ResourceTracker:
 
         Starts from the cached traits so traits set by others survive.
         """
-        traits = set(prov_tree.data(nodename).traits)
         capabilities = getattr(self.driver, "capabilities_as_traits", None)
-        for trait, present in (capabilities() if capabilities else {}).items():
-            if present:
-                traits.add(trait)
-            else:
-                traits.discard(trait)
-        traits.add(os_traits.COMPUTE_NODE)
-        traits.add(os_traits.OWNER_NOVA)
-        if self.disabled:
-            traits.add(os_traits.COMPUTE_STATUS_DISABLED)
+        prov_tree.update_traits(nodename, root_traits(
+            prov_tree.data(nodename).traits, capabilities() if capabilities else {},
+            self.disabled))
+
+
+def root_traits(current: Iterable[str], capabilities: dict[str, bool],
+                disabled: bool | None) -> set[str]:
+    """The root's traits after nova's start: ``current`` with nova's own set.
+
+    Capability traits are added or removed as the driver says,
+    ``COMPUTE_NODE`` and ``OWNER_NOVA`` added, ``COMPUTE_STATUS_DISABLED``
+    added or removed per the service's ``disabled`` flag (None: left as it
+    is, for a caller that does not know the flag). Every other trait (an
+    operator's custom ones) is kept.
+    """
+    traits = set(current)
+    for trait, present in capabilities.items():
+        if present:
+            traits.add(trait)
         else:
-            traits.discard(os_traits.COMPUTE_STATUS_DISABLED)
-        prov_tree.update_traits(nodename, traits)
+            traits.discard(trait)
+    traits.add(os_traits.COMPUTE_NODE)
+    traits.add(os_traits.OWNER_NOVA)
+    if disabled:
+        traits.add(os_traits.COMPUTE_STATUS_DISABLED)
+    elif disabled is not None:
+        traits.discard(os_traits.COMPUTE_STATUS_DISABLED)
+    return traits

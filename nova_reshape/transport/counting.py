@@ -9,7 +9,9 @@ from nova_reshape.transport.base import Placement, Transport
 
 
 class CountingTransport(Transport):
-    """Passes every request to ``placement`` and counts it in :attr:`calls`.
+    """Passes every request to ``placement`` and counts it in :attr:`calls`,
+    the ones that are not reads also in :attr:`writes` ("unchanged" means
+    zero writes).
 
     ``placement`` needs only the four verbs (any :class:`Placement`); the
     headers and microversion are passed through untouched.
@@ -19,11 +21,14 @@ class CountingTransport(Transport):
         super().__init__()
         self.placement = placement
         self.calls = 0
+        self.writes = 0
 
     def request(self, method: str, url: str, json: Any = None,
                 microversion: str | None = None,
                 headers: Mapping[str, str] | None = None) -> Any:
         self.calls += 1
+        if method.lower() != "get":
+            self.writes += 1
         return getattr(self.placement, method.lower())(url, json=json,
                                                        microversion=microversion,
                                                        headers=headers)

@@ -1,4 +1,4 @@
-"""Cyborg shim: accelerator devices as child providers (nova-side.md §4.7).
+"""Cyborg shim: accelerator devices as child providers.
 
 Nova has no accelerator shim: Cyborg's conductor writes these providers
 itself. During a fast-forward upgrade Cyborg is down too, so this shim
@@ -9,6 +9,13 @@ name)`` (so Cyborg finds its own provider when it starts), inventory
 ``OWNER_CYBORG`` plus the device's traits (added: traits from elsewhere
 survive). The class is the description's ``resource_class``, else ``FPGA``
 for FPGAs, ``PGPU`` for GPUs, ``CUSTOM_<TYPE>`` otherwise.
+
+A device Cyborg already reported is used, never duplicated: its provider
+is the child of the compute node found by the planned name, by Cyborg's
+uuid of that name, or else the only child carrying ``OWNER_CYBORG`` and
+the device's class whose name ends in ``_<address>`` (Cyborg named it
+after another host name). :func:`existing_provider` finds it and says
+when the choice is ambiguous (a pre-flight finding).
 
 An older deployment that counted accelerators on the compute node's root
 (the class in the root's inventory) gets those allocations moved to the
@@ -24,7 +31,7 @@ import uuid
 
 import os_traits
 
-from nova_reshape.provider_tree import ProviderTree
+from nova_reshape.provider_tree import ProviderData, ProviderTree
 from nova_reshape.virt.host import Accelerator, Consumer, Node
 from nova_reshape.virt.shim import ChildPlan, DeviceShim, ShimProblem, normalize_trait
 
@@ -32,6 +39,36 @@ from nova_reshape.virt.shim import ChildPlan, DeviceShim, ShimProblem, normalize
 def provider_uuid(name: str) -> str:
     """Cyborg's deterministic provider uuid for a deployable name."""
     return str(uuid.uuid3(uuid.NAMESPACE_DNS, name))
+
+
+def existing_provider(accelerator: Accelerator, tree: ProviderTree, nodename: str,
+                      ) -> tuple[ProviderData | None, str | None]:
+    """The provider already standing for ``accelerator`` in the node's tree, and a problem.
+
+    The problem (a message) is set when the device matches several Cyborg
+    providers, or a provider found by Cyborg's uuid has another name.
+    """
+    root = tree.data(nodename)
+    if tree.exists(accelerator.name):
+        return tree.data(accelerator.name), None
+    by_uuid = provider_uuid(accelerator.name)
+    if tree.exists(by_uuid):
+        data = tree.data(by_uuid)
+        return None, (f"provider {data.name} ({by_uuid}) has the uuid Cyborg derives from "
+                      f"{accelerator.name} but another name")
+    if accelerator.address is None:
+        return None, None
+    matches = []
+    for rp_uuid in tree.get_provider_uuids(nodename):
+        data = tree.data(rp_uuid)
+        if (data.parent_uuid == root.uuid and os_traits.OWNER_CYBORG in data.traits
+                and accelerator.resource_class in data.inventory
+                and data.name.lower().endswith(f"_{accelerator.address}")):
+            matches.append(data)
+    if len(matches) > 1:
+        names = ", ".join(sorted(data.name for data in matches))
+        return None, f"accelerator {accelerator.address} matches several Cyborg providers: {names}"
+    return (matches[0] if matches else None), None
 
 
 def find_accelerator(node: Node, reference: str) -> Accelerator | None:
@@ -52,13 +89,18 @@ class CyborgShim(DeviceShim):
         return {accelerator.resource_class for accelerator in node.accelerators}
 
     def plan(self, node: Node, tree: ProviderTree, nodename: str) -> list[ChildPlan]:
-        return [ChildPlan(
-            key=accelerator.name, name=accelerator.name, uuid=provider_uuid(accelerator.name),
-            inventory={accelerator.resource_class: {"total": accelerator.capacity,
-                                                    "max_unit": accelerator.capacity}},
-            traits=(os_traits.OWNER_CYBORG,
-                    *sorted({normalize_trait(trait) for trait in accelerator.traits})))
-            for accelerator in node.accelerators]
+        plans = []
+        for accelerator in node.accelerators:
+            existing, _problem = existing_provider(accelerator, tree, nodename)
+            name = existing.name if existing else accelerator.name
+            plans.append(ChildPlan(
+                key=accelerator.name, name=name,
+                uuid=existing.uuid if existing else provider_uuid(accelerator.name),
+                inventory={accelerator.resource_class: {"total": accelerator.capacity,
+                                                        "max_unit": accelerator.capacity}},
+                traits=(os_traits.OWNER_CYBORG,
+                        *sorted({normalize_trait(trait) for trait in accelerator.traits}))))
+        return plans
 
     def targets(self, node: Node, consumer_uuid: str, consumer: Consumer | None,
                 resource_class: str, amount: int) -> dict[str, int]:

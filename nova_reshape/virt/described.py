@@ -3,7 +3,7 @@
 The offline migration has no hypervisor to ask: what a driver would read
 from libvirt comes from host description files instead
 (:mod:`nova_reshape.virt.host`). :class:`DescribedDriver` composes the
-shims, in libvirt's order (VGPU, CPUs/NUMA, then PCI and accelerators):
+shims, in libvirt's order (VGPU, PCPU, NUMA, then PCI and accelerators):
 each brings its part of the node's tree to the new shape.
 
 ``update_provider_tree(tree, nodename)`` runs *every* shim even when an
@@ -29,11 +29,20 @@ from nova_reshape.virt.driver import ComputeDriver
 from nova_reshape.virt.host import Host, Node
 from nova_reshape.virt.numa import NumaShim
 from nova_reshape.virt.pci import PciShim
+from nova_reshape.virt.pcpu import PcpuShim
+from nova_reshape.virt.releases import DriverOptions
 from nova_reshape.virt.shim import DeviceShim, Move
 from nova_reshape.virt.vgpu import VgpuShim
 
 #: Every shim, in the order they run.
-ALL_SHIMS: tuple[type[DeviceShim], ...] = (VgpuShim, NumaShim, PciShim, CyborgShim)
+ALL_SHIMS: tuple[type[DeviceShim], ...] = (VgpuShim, PcpuShim, NumaShim, PciShim,
+                                           CyborgShim)
+
+
+def shims_for(options: DriverOptions) -> tuple[type[DeviceShim], ...]:
+    """The shims of the reshapes the options' target release performs, in order."""
+    kinds = {kind.value for kind in options.reshapes}
+    return tuple(shim for shim in ALL_SHIMS if shim.kind in kinds)
 
 
 def nodes_of(hosts: Iterable[Host]) -> dict[str, Node]:
@@ -45,13 +54,16 @@ class DescribedDriver(ComputeDriver):
     """Drives the shims for the nodes of some host descriptions.
 
     ``nodes``: nodename -> Node. ``shims``: the shim classes to compose
-    (default all, in :data:`ALL_SHIMS` order).
+    (default all, in :data:`ALL_SHIMS` order); ``options`` is handed to
+    each shim.
     """
 
     def __init__(self, nodes: Mapping[str, Node],
-                 shims: Sequence[type[DeviceShim]] = ALL_SHIMS) -> None:
+                 shims: Sequence[type[DeviceShim]] = ALL_SHIMS,
+                 options: DriverOptions | None = None) -> None:
         self.nodes = dict(nodes)
-        self.shims = [shim(self.nodes) for shim in shims]
+        self.options = options or DriverOptions()
+        self.shims = [shim(self.nodes, self.options) for shim in shims]
         self.moves: list[Move] = []
 
     @classmethod

@@ -139,6 +139,12 @@ class Consumer:
     pci: tuple[str, ...] = ()
     #: accelerator name or address -> units held.
     accelerators: Mapping[str, int] = dataclasses.field(default_factory=dict)
+    #: The flavor's hw:cpu_policy: ``dedicated`` (pinned) or ``shared``.
+    cpu_policy: str = "shared"
+
+    @property
+    def is_pinned(self) -> bool:
+        return self.cpu_policy == "dedicated"
 
     @property
     def is_migration(self) -> bool:
@@ -155,6 +161,11 @@ class Node:
     pci_devices: tuple[PciDevice, ...] = ()
     accelerators: tuple[Accelerator, ...] = ()
     consumers: tuple[Consumer, ...] = ()
+    #: The compute service's disabled flag; None: unknown, the trait is left alone.
+    disabled: bool | None = None
+    #: [compute] cpu_shared_set / cpu_dedicated_set; None when not given.
+    cpu_shared_set: frozenset[int] | None = None
+    cpu_dedicated_set: frozenset[int] | None = None
     #: File and index this node came from, for messages.
     source: str = ""
 
@@ -196,7 +207,11 @@ def canonical_uuid(value: str) -> str:
 
 
 def parse_cpuset(value: Any) -> frozenset[int]:
-    """``"0-3,8"``, ``[0, 1]`` or ``5`` -> a set of CPU numbers."""
+    """A CPU set as nova.conf writes it, or a list of CPU numbers.
+
+    ``"0-3,8"``, with ``^`` exclusions as nova allows (``"0-7,^3,^5-6"``),
+    ``[0, 1]`` or ``5``. ValueError for anything else.
+    """
     if value is None:
         return frozenset()
     if isinstance(value, int):
@@ -204,14 +219,35 @@ def parse_cpuset(value: Any) -> frozenset[int]:
     if isinstance(value, list):
         return frozenset(value)
     cpus: set[int] = set()
+    rejected: set[int] = set()
     for part in str(value).split(","):
-        first, _, last = part.strip().partition("-")
-        low = int(first)
-        high = int(last) if last else low
+        rule = part.strip()
+        if not rule:
+            continue
+        target = rejected if rule.startswith("^") else cpus
+        first, _, last = rule.removeprefix("^").partition("-")
+        try:
+            low = int(first)
+            high = int(last) if last else low
+        except ValueError:
+            raise ValueError(f"{rule!r} is not a CPU number or range") from None
         if high < low:
-            raise ValueError(f"range {part.strip()!r} runs backwards")
-        cpus.update(range(low, high + 1))
-    return frozenset(cpus)
+            raise ValueError(f"range {rule!r} runs backwards")
+        target.update(range(low, high + 1))
+    return frozenset(cpus - rejected)
+
+
+def format_cpuset(cpus: frozenset[int] | set[int]) -> str:
+    """A CPU set in nova.conf syntax, ranges merged: ``{0, 1, 2, 5}`` -> ``"0-2,5"``."""
+    parts: list[str] = []
+    ordered = sorted(cpus)
+    start = 0
+    for index, cpu in enumerate(ordered):
+        if index + 1 == len(ordered) or ordered[index + 1] != cpu + 1:
+            first = ordered[start]
+            parts.append(str(first) if first == cpu else f"{first}-{cpu}")
+            start = index + 1
+    return ",".join(parts)
 
 
 def accelerator_resource_class(device_type: str) -> str:
@@ -268,7 +304,8 @@ def parse_host(document: Any, path: str = "<host description>") -> Host:
     if errors:
         error = jsonschema.exceptions.best_match(errors)
         raise HostDescriptionError(path, format_path(error.absolute_path), _message(error))
-    nodes = tuple(_node(raw, path, index) for index, raw in enumerate(document["nodes"]))
+    nodes = tuple(_node(raw, path, index, document.get("host"))
+                  for index, raw in enumerate(document["nodes"]))
     _unique(path, "nodes", [node.nodename for node in nodes], "nodename")
     _unique(path, "nodes", [node.uuid for node in nodes if node.uuid], "uuid")
     return Host(path=path, host=document.get("host"), nodes=nodes)
@@ -329,7 +366,7 @@ def _unique(path: str, where: str, values: list[Any], what: str) -> None:
         seen.add(value)
 
 
-def _node(raw: Mapping[str, Any], path: str, index: int) -> Node:
+def _node(raw: Mapping[str, Any], path: str, index: int, host: str | None = None) -> Node:
     where = f"nodes[{index}]"
     nodename = raw["nodename"]
     gpus = tuple(_gpu(item) for item in raw.get("gpus", []))
@@ -340,7 +377,7 @@ def _node(raw: Mapping[str, Any], path: str, index: int) -> Node:
     devices = tuple(_pci(item, path, f"{where}.pci_devices[{i}]")
                     for i, item in enumerate(raw.get("pci_devices", [])))
     _unique(path, f"{where}.pci_devices", [device.address for device in devices], "address")
-    accelerators = tuple(_accelerator(item, nodename, i)
+    accelerators = tuple(_accelerator(item, host or nodename, nodename, i)
                          for i, item in enumerate(raw.get("accelerators", [])))
     _unique(path, f"{where}.accelerators", [acc.name for acc in accelerators], "name")
     consumers = tuple(_consumer(item, path, f"{where}.consumers[{i}]")
@@ -349,7 +386,19 @@ def _node(raw: Mapping[str, Any], path: str, index: int) -> Node:
     return Node(nodename=nodename, uuid=canonical_uuid(raw["uuid"]) if raw.get("uuid") else None,
                 hypervisor_type=raw.get("hypervisor_type"), gpus=gpus, numa_cells=cells,
                 pci_devices=devices, accelerators=accelerators, consumers=consumers,
+                disabled=raw.get("disabled"),
+                cpu_shared_set=_cpuset(raw, "cpu_shared_set", path, where),
+                cpu_dedicated_set=_cpuset(raw, "cpu_dedicated_set", path, where),
                 source=f"{path} {where}")
+
+
+def _cpuset(raw: Mapping[str, Any], key: str, path: str, where: str) -> frozenset[int] | None:
+    if raw.get(key) is None:
+        return None
+    try:
+        return parse_cpuset(raw[key])
+    except ValueError as error:
+        raise HostDescriptionError(path, f"{where}.{key}", f"bad CPU set: {error}") from error
 
 
 def _gpu(raw: Mapping[str, Any]) -> Gpu:
@@ -401,9 +450,20 @@ def _pci(raw: Mapping[str, Any], path: str, where: str) -> PciDevice:
                      physical_network=raw.get("physical_network"))
 
 
-def _accelerator(raw: Mapping[str, Any], nodename: str, index: int) -> Accelerator:
+def cyborg_name(host: str, address: str) -> str:
+    """Cyborg's deployable (and provider) name: ``<compute host>_<PCI address>``.
+
+    Cyborg's drivers name a device after the agent's ``[DEFAULT] host``
+    (the compute host, as nova-compute's) and the address as lspci prints
+    it (lower case).
+    """
+    return f"{host}_{canonical_address(address)}"
+
+
+def _accelerator(raw: Mapping[str, Any], host: str, nodename: str, index: int) -> Accelerator:
     address = canonical_address(raw["address"]) if raw.get("address") else None
-    default_name = f"{nodename}_{raw['type']}_{address or index}"
+    default_name = (cyborg_name(host, address) if address
+                    else f"{nodename}_{raw['type']}_{index}")
     return Accelerator(
         name=raw.get("name") or default_name, type=raw["type"],
         resource_class=(normalize_resource_class(raw["resource_class"])
@@ -431,4 +491,4 @@ def _consumer(raw: Mapping[str, Any], path: str, where: str) -> Consumer:
         mdevs=tuple((canonical_uuid(m["uuid"]) if m.get("uuid") else None,
                      canonical_address(m["gpu"])) for m in raw.get("mdevs", [])),
         numa=numa, pci=tuple(canonical_address(a) for a in raw.get("pci", [])),
-        accelerators=accelerators)
+        accelerators=accelerators, cpu_policy=raw.get("cpu_policy", "shared"))

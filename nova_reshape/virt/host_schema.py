@@ -21,8 +21,8 @@ from typing import Any
 #: ``0000:84:00.0`` (domain:bus:slot.function), either case.
 PCI_ADDRESS = r"^[0-9a-fA-F]{4}:[0-9a-fA-F]{2}:[0-9a-fA-F]{2}\.[0-7]$"
 UUID = r"^[0-9a-fA-F]{8}-?[0-9a-fA-F]{4}-?[0-9a-fA-F]{4}-?[0-9a-fA-F]{4}-?[0-9a-fA-F]{12}$"
-#: A CPU set: ``0-7,16-23`` or a list of CPU numbers.
-CPUSET_STRING = r"^\s*\d+(\s*-\s*\d+)?(\s*,\s*\d+(\s*-\s*\d+)?)*\s*$"
+#: A CPU set: ``0-7,16-23``, with nova's ``^`` exclusions (``0-7,^3``), or a list.
+CPUSET_STRING = r"^\s*\^?\d+(\s*-\s*\d+)?(\s*,\s*\^?\d+(\s*-\s*\d+)?)*\s*$"
 
 #: Trait tags; normalized like nova's (upper-cased, CUSTOM_ unless standard).
 TAG_NAME = r"^[A-Za-z0-9_]+$"
@@ -133,6 +133,8 @@ CONSUMER = {
             {"type": "array", "items": _NUMA_SHARE, "minItems": 1},
         ]},
         "pci": {"type": "array", "items": {"type": "string", "pattern": PCI_ADDRESS}},
+        "cpu_policy": {"enum": ["dedicated", "shared"],
+                       "description": "the flavor's hw:cpu_policy (default shared)"},
         "accelerators": {"type": "array", "items": {
             "type": "object", "required": ["device"], "additionalProperties": False,
             "properties": {"device": {"type": "string", "minLength": 1},
@@ -148,6 +150,11 @@ NODE = {
         "nodename": {"type": "string", "minLength": 1, "maxLength": 200},
         "uuid": {"type": "string", "pattern": UUID},
         "hypervisor_type": {"type": "string", "minLength": 1},
+        "cpu_shared_set": _CPUSET,
+        "cpu_dedicated_set": _CPUSET,
+        "disabled": {"type": "boolean",
+                     "description": "the nova-compute service's disabled flag; absent: "
+                     "COMPUTE_STATUS_DISABLED is left as Placement has it"},
         "gpus": {"type": "array", "items": GPU},
         "numa_cells": {"type": "array", "items": NUMA_CELL},
         "pci_devices": {"type": "array", "items": PCI_DEVICE},

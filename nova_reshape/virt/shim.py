@@ -1,4 +1,4 @@
-"""The common machinery of the device shims (nova-side.md §4.1).
+"""The common machinery of the device shims.
 
 Every shim moves one kind of resource from the compute node's root
 provider (where an older release reported it, "the flat shape") to child
@@ -33,6 +33,7 @@ the shim is a no-op.
 from __future__ import annotations
 
 import dataclasses
+import uuid
 from collections.abc import Mapping
 from typing import Any
 
@@ -41,6 +42,7 @@ from nova_reshape.provider_tree import ProviderData, ProviderTree
 from nova_reshape.virt.driver import ComputeDriver
 from nova_reshape.virt.host import Consumer, Node
 from nova_reshape.virt.names import normalize_resource_class, normalize_trait
+from nova_reshape.virt.releases import DriverOptions
 
 
 @dataclasses.dataclass(frozen=True)
@@ -50,7 +52,8 @@ class ChildPlan:
     ``key`` identifies the device for :meth:`DeviceShim.targets` (an address,
     a cell id, an accelerator name). ``replace_traits`` sets the trait list
     exactly (PCI); otherwise the traits are added and others kept.
-    ``uuid`` is used when the provider has to be created (None: generated).
+    ``uuid`` is used when the provider has to be created (None:
+    :func:`child_uuid`, so the dry run shows the uuid the run will create).
     """
 
     key: str
@@ -66,7 +69,8 @@ class Move:
     """One allocation change: ``amount`` of ``resource_class`` for ``consumer``.
 
     ``source`` is None when the allocation was created (healed) rather than
-    moved; providers are given by uuid.
+    moved; providers are given by uuid. ``from_class`` is set when the
+    allocation changed class (a pinned guest's VCPU becoming PCPU).
     """
 
     consumer: str
@@ -75,10 +79,16 @@ class Move:
     source: str | None
     target: str
     shim: str
+    from_class: str | None = None
 
     @property
     def created(self) -> bool:
         return self.source is None
+
+    @property
+    def changes_totals(self) -> bool:
+        """Whether the consumer's per-class totals change (created or converted)."""
+        return self.created or self.from_class is not None
 
 
 class ShimProblem(exception.ReshapeFailed):
@@ -92,6 +102,15 @@ class ShimProblem(exception.ReshapeFailed):
     def __init__(self, code: str, error: str) -> None:
         super().__init__(error=error)
         self.code = code
+
+
+def child_uuid(root_uuid: str, name: str) -> str:
+    """The uuid of a child the migration names: uuid5 of the root's uuid and the name.
+
+    Deterministic, so a dry run and the run that follows agree, and a re-run
+    after a kill creates the same provider.
+    """
+    return str(uuid.uuid5(uuid.UUID(root_uuid), name))
 
 
 def full_record(total: int, reserved: int = 0, allocation_ratio: float = 1.0,
@@ -115,8 +134,9 @@ class DeviceShim(ComputeDriver):
     #: on a provider it would adopt means it belongs to another service.
     owner_trait = "OWNER_NOVA"
 
-    def __init__(self, nodes: Mapping[str, Node]) -> None:
+    def __init__(self, nodes: Mapping[str, Node], options: DriverOptions | None = None) -> None:
         self.nodes = nodes
+        self.options = options or DriverOptions()
         self.moves: list[Move] = []
 
     # -- what subclasses define ------------------------------------------------
@@ -148,6 +168,10 @@ class DeviceShim(ComputeDriver):
         Called with the tree as read from Placement, before this call creates
         or updates children.
         """
+        return False
+
+    def accepts_mismatch(self) -> bool:
+        """Whether a consumer's held amount may differ from what its devices count."""
         return False
 
     def owns(self, data: ProviderData, nodename: str) -> bool:
@@ -200,7 +224,8 @@ class DeviceShim(ComputeDriver):
                 raise ShimProblem("name_taken", (
                     f"provider {plan.uuid} exists under another name than {plan.name}"))
             else:
-                tree.new_child(plan.name, root_uuid, uuid=plan.uuid)
+                tree.new_child(plan.name, root_uuid,
+                               uuid=plan.uuid or child_uuid(root_uuid, plan.name))
             tree.update_inventory(plan.name, plan.inventory)
             if plan.replace_traits:
                 tree.update_traits(plan.name, plan.traits)
@@ -221,10 +246,15 @@ class DeviceShim(ComputeDriver):
                 amount = resources[resource_class]
                 shares = self.targets(node, consumer_uuid, node.consumer(consumer_uuid),
                                       resource_class, amount)
-                if sum(shares.values()) != amount:
+                placed = sum(shares.values())
+                if placed != amount and not self.accepts_mismatch():
                     raise ShimProblem("amount_mismatch", (
                         f"{self.kind}: consumer {consumer_uuid} holds {amount} "
-                        f"{resource_class} but {sum(shares.values())} could be placed"))
+                        f"{resource_class} but {placed} could be placed"))
+                if placed != amount:
+                    # What nova does: move what is counted; the difference is recorded.
+                    self.moves.append(Move(consumer_uuid, resource_class, placed - amount,
+                                           None, root_uuid, self.kind))
                 for key, share in sorted(shares.items()):
                     if share <= 0:
                         continue

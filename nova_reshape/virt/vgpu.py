@@ -1,4 +1,4 @@
-"""VGPU shim: one child provider per physical GPU (nova-side.md §4.2).
+"""VGPU shim: one child provider per physical GPU.
 
 The flat shape (Queens to Rocky libvirt) reported every VGPU on the compute
 node's root provider. The new shape has one child per physical GPU, named
@@ -14,7 +14,10 @@ Each consumer's VGPU allocation on the root moves to the children holding
 its mediated devices: one unit per mdev whose parent is that GPU. Unlike
 libvirt, which only warns, a count that does not match the allocation is a
 ``ReshapeFailed`` here (the pre-flight reports it first), since moving the
-counted amount would change what the consumer holds.
+counted amount would change what the consumer holds. With
+``allow_vgpu_mismatch`` the shim does what libvirt does: it moves what it
+counts, and the difference is recorded as a Move with no source (negative
+when the consumer ends with less), which the invariants account for.
 """
 
 from __future__ import annotations
@@ -65,6 +68,9 @@ class VgpuShim(DeviceShim):
             if gpu.mdev_class == resource_class:
                 counts[address] += 1
         return dict(counts)
+
+    def accepts_mismatch(self) -> bool:
+        return self.options.allow_vgpu_mismatch
 
     def owns(self, data: ProviderData, nodename: str) -> bool:
         # A nova-owned ``<node>_pci_...`` child reporting only mdev classes:

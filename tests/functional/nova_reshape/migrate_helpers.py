@@ -53,6 +53,8 @@ def expected_totals(out_dir: str, seed: int = 0) -> dict[str, dict[str, int]]:
                     flat[consumer["uuid"]]["allocations"][node["uuid"]]["resources"])
                 for address in consumer.get("pci", ()):
                     held[PCI_CLASSES[address]] += 1
+                if consumer.get("cpu_policy") == "dedicated" and "cpu_dedicated_set" in node:
+                    held["PCPU"] += held.pop("VCPU")  # the PCPU reshape (Train on)
                 totals[consumer["uuid"]] = dict(held)
     return totals
 

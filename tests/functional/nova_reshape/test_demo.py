@@ -7,11 +7,17 @@ from tests.functional.nova_reshape.migrate_helpers import load_tool
 
 def test_demo_generates_migrates_and_reruns(tmp_path, capsys):
     demo = load_tool("demo")
-    assert demo.main(["--hosts", "1", "--instances", "3", "--keep", str(tmp_path)]) == 0
+    assert demo.main(["--hosts", "1", "--instances", "4", "--keep", str(tmp_path)]) == 0
     text = capsys.readouterr().out
     dry_run, real = text.split("=== 3.")
     assert "cmp-0000: would-migrate" in dry_run and "Dry run: nothing changed." in dry_run
     assert "cmp-0000: migrated" in real and "cmp-0001: skipped (ironic)" in real
     assert "└── cmp-0000-fpga-0 (" in real
     assert real.rstrip().endswith("1 skipped, 1 unchanged. Done.")
+    # A pinned guest's VCPU becomes PCPU; the disabled compute stays disabled.
+    assert "convert VCPU 2 to PCPU of consumer " in dry_run
+    assert "cmp-0000 is disabled in nova and its root still carries COMPUTE_STATUS_DISABLED" in real
+    before, after = real.split("  before: ")[1].split("  after:  ")
+    assert "'VCPU': 2" in before and "'PCPU'" not in before
+    assert "'PCPU': 2" in after.splitlines()[0] and "'VCPU'" not in after.splitlines()[0]
     assert (tmp_path / "placement.sqlite").exists()

@@ -92,10 +92,19 @@ def test_dry_run_draws_trees_and_moves_and_changes_nothing(db_url, tmp_path):
     assert "VGPU 4 (x1)" not in text and "VCPU 32 (x4)" in text
     assert "    ├── cmp-0000_pci_0000_84_00_0 (" in text
     assert "    └── cmp-0000-fpga-0 (" in text
-    assert "move VGPU 1 of consumer " in text and " -> cmp-0000_NUMA0" in text
+    assert "move VGPU 1 of consumer " in text and "_NUMA0" not in text  # nova 34 has none
     assert "create CUSTOM_PCI_10DE_20B5 1 of consumer " in text
     assert "Dry run: nothing changed." in text
     assert _children(db_url) == 0
+    code, text, err = _main(*_command(conf, out, "--dry-run", "--numa-in-placement"))
+    assert code == 0 and " -> cmp-0000_NUMA0" in text
+    assert err.count("--numa-in-placement: no nova release") == 1
+    code, text, _ = _main(*_command(conf, out, "--dry-run", "--target-release", "stein"))
+    assert code == 0 and "cmp-0000-fpga-0" not in text  # Cyborg's providers: Ussuri on
+    assert "cmp-0000_pci_0000_84_00_0" in text
+    with pytest.raises(SystemExit) as exited:
+        _main(*_command(conf, out, "--target-release", "folsom"))
+    assert exited.value.code == manage.EXIT_BAD_INPUT
     code, text, _ = _main(*_command(conf, out, "--dry-run", "--format", "json"))
     node = json.loads(text)["nodes"][0]
     assert node["status"] == "would-migrate" and node["before"]["children"] == []
@@ -189,3 +198,52 @@ def test_killed_mid_run_then_rerun_completes(db_url, tmp_path):
             assert len(shape) == 5
         assert helpers.over_capacity(placement, root) == []
     assert _children(db_url) == hosts * 4
+
+
+def test_nova_config_disagreement_refuses_with_the_key_to_change(db_url, tmp_path):
+    out, conf = _generate(db_url, tmp_path, hosts=1, instances=4)
+    nova_conf = tmp_path / "nova.conf"
+    nova_conf.write_text(
+        '[pci]\ndevice_spec = {"vendor_id": "10de", "traits": "a100"}\n'
+        'device_spec = {"vendor_id": "8086", "resource_class": "fast_nic"}\n')
+    code, text, _ = _main(*_command(conf, out, "--nova-config", str(nova_conf)))
+    assert code == manage.EXIT_REFUSED and _children(db_url) == 0
+    assert ("[nova_conf] PCI devices are described but [pci] report_in_placement is false: "
+            "nova-compute 34 would refuse to start") in text
+    code, text, _ = _main(*_command(conf, out, "--nova-config", str(nova_conf),
+                                    "--print-nova-config"))
+    assert code == manage.EXIT_OK and _children(db_url) == 0
+    assert "# cmp-0000: nova.conf for nova-compute 34 (2026.2)\n" in text
+    assert "[pci]\nreport_in_placement = True\n" in text
+    nova_conf.write_text(nova_conf.read_text() + "report_in_placement = True\n")
+    code, text, _ = _main(*_command(conf, out, "--nova-config", str(nova_conf)))
+    assert code == manage.EXIT_OK, text
+    code, _, err = _main(*_command(conf, out, "--nova-config", str(tmp_path / "absent")))
+    assert code == manage.EXIT_BAD_INPUT and "cannot read" in err
+
+
+def test_json_dry_run_plan_is_what_the_run_writes(db_url, tmp_path):
+    out, conf = _generate(db_url, tmp_path, hosts=1, instances=4)
+    code, text, _ = _main(*_command(conf, out, "--dry-run", "--format", "json"))
+    node = json.loads(text)["nodes"][0]
+    plan = node["plan"]
+    assert code == 0 and node["status"] == "would-migrate" and node["writes"] == 0
+    code, text, _ = _main(*_command(conf, out, "--dry-run"))
+    assert "  plan:\n    create provider cmp-0000_pci_0000_84_00_0 (" in text
+    assert "in one POST /reshaper: " in text
+    code, text, _ = _main(*_command(conf, out))
+    assert code == 0
+    with PlacementDirect(make_conf(db_url)) as placement:
+        listed = helpers.ok(placement.get(f"/resource_providers?in_tree={node['root']}",
+                                          microversion="1.14"))["resource_providers"]
+        created = {(p["name"], p["uuid"], p["parent_provider_uuid"]) for p in listed
+                   if p["uuid"] != node["root"]}
+        assert created == {(p["name"], p["uuid"], p["parent_uuid"]) for p in plan["create"]}
+        for consumer, body in plan["allocations"].items():
+            held = helpers.ok(placement.get(f"/allocations/{consumer}",
+                                            microversion="1.28"))["allocations"]
+            assert {rp: entry["resources"] for rp, entry in held.items()} == {
+                rp: entry["resources"] for rp, entry in body["allocations"].items()}
+        assert plan["reshaper"]["allocations"].keys() == plan["allocations"].keys()
+    code, text, _ = _main(*_command(conf, out, "--format", "json"))
+    assert json.loads(text)["nodes"][0]["plan"]["create"] == []

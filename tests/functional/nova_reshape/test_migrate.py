@@ -11,6 +11,7 @@ import pytest
 
 from nova_reshape.compute import migrate
 from nova_reshape.virt.host import load_hosts
+from nova_reshape.virt.releases import DriverOptions
 from tests.functional.nova_reshape import migrate_helpers as helpers
 
 HOSTS, INSTANCES = 3, 8
@@ -42,17 +43,36 @@ def test_flat_deployment_is_reshaped_and_allocations_conserved(placement, deploy
 
     root = helpers.generator.stable_uuid(0, "cmp-0000")
     shape = helpers.tree(placement, root)
-    assert shape["cmp-0000"]["inventory"] == {"DISK_GB": 2000}
+    # nova 34 keeps CPUs and memory on the root: no NUMA children by default.
+    assert shape["cmp-0000"]["inventory"] == {"DISK_GB": 2000, "VCPU": 32, "PCPU": 16,
+                                              "MEMORY_MB": 131072}
     assert {"COMPUTE_NODE", "OWNER_NOVA"} <= shape["cmp-0000"]["traits"]
     assert shape["cmp-0000_pci_0000_84_00_0"] | {"uuid": None} == {
         "uuid": None, "parent": "cmp-0000", "inventory": {"VGPU": 4}, "traits": {"OWNER_NOVA"}}
-    assert shape["cmp-0000_NUMA1"]["inventory"] == {"VCPU": 16, "PCPU": 8, "MEMORY_MB": 65536}
-    assert shape["cmp-0000_NUMA1"]["traits"] == {"HW_NUMA_ROOT", "OWNER_NOVA"}
+    assert "cmp-0000_NUMA1" not in shape
     assert shape["cmp-0000_0000:3B:00.0"]["inventory"] == {"CUSTOM_FAST_NIC": 4}
     assert shape["cmp-0000-fpga-0"]["traits"] == {"OWNER_CYBORG",
                                                   "CUSTOM_FPGA_INTEL_PAC_ARRIA10"}
+    assert len(shape) == 1 + 2 + 3 + 1
+    assert helpers.over_capacity(placement, root) == []
+
+
+def test_numa_in_placement_makes_cell_providers(placement, deployment):
+    expected = helpers.expected_totals(deployment)
+    results = _run(placement, deployment, options=DriverOptions(numa_in_placement=True))
+    assert _statuses(results)["cmp-0000"] == "migrated"
+    assert helpers.actual_totals(placement, expected) == expected
+    root = helpers.generator.stable_uuid(0, "cmp-0000")
+    shape = helpers.tree(placement, root)
+    assert shape["cmp-0000"]["inventory"] == {"DISK_GB": 2000}
+    assert shape["cmp-0000_NUMA1"]["inventory"] == {"VCPU": 16, "PCPU": 8, "MEMORY_MB": 65536}
+    assert shape["cmp-0000_NUMA1"]["traits"] == {"HW_NUMA_ROOT", "OWNER_NOVA"}
     assert len(shape) == 1 + 2 + 2 + 3 + 1
     assert helpers.over_capacity(placement, root) == []
+    placement.reset()
+    again = _run(placement, deployment, options=DriverOptions(numa_in_placement=True))
+    assert set(_statuses(again).values()) == {"unchanged", "skipped"}
+    assert placement.writes() == []
 
 
 def test_second_run_writes_nothing(placement, deployment):
@@ -71,7 +91,7 @@ def test_dry_run_reports_moves_and_writes_nothing(placement, deployment):
     assert len([m for m in node.moves if m.resource_class == "VGPU"]) == INSTANCES
     assert [m.resource_class for m in node.moves if m.created] == [
         "CUSTOM_PCI_10DE_20B5"]  # instance 0 holds a PCI device, created not moved
-    assert node.simulation.tree_after.exists("cmp-0000_NUMA0")
+    assert not node.simulation.tree_after.exists("cmp-0000_NUMA0")  # nova 34 has none
 
 
 def test_preflight_refusal_writes_nothing(placement, deployment, tmp_path):
@@ -146,3 +166,21 @@ def test_invariant_violation_stops_the_run(placement, deployment, monkeypatch):
     assert _statuses(results) == {"cmp-0000": "invariant-violated", "cmp-0001": "not-run",
                                   "cmp-0002": "skipped"}
     assert len(seen) == 1 and str(results[0].violations[0]) == "not_conserved: lost one"
+
+
+def test_pre_train_pinning_and_a_disabled_host(placement, raw_placement, tmp_path):
+    out = str(tmp_path / "pinned")
+    helpers.generator.generate(raw_placement, out, hosts=2, gpus=2, instances=INSTANCES,
+                               kinds=(*helpers.generator.KINDS, "pinned", "disabled"))
+    expected = helpers.expected_totals(out)
+    results = _run(placement, out)
+    assert _statuses(results) == {"cmp-0000": "migrated", "cmp-0001": "migrated"}
+    assert all(not r.violations for r in results)
+    assert helpers.actual_totals(placement, expected) == expected
+    for index, host in enumerate(("cmp-0000", "cmp-0001")):
+        root = helpers.tree(placement, helpers.generator.stable_uuid(0, host))[host]
+        assert root["inventory"]["PCPU"] == 16 and root["inventory"]["VCPU"] == 32
+        assert ("COMPUTE_STATUS_DISABLED" in root["traits"]) is (index == 0)
+    placement.reset()
+    assert set(_statuses(_run(placement, out)).values()) == {"unchanged"}
+    assert placement.writes() == []

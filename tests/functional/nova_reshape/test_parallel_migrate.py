@@ -142,3 +142,20 @@ def test_parent_killed_mid_run_workers_stop_and_a_rerun_completes(db_url, tmp_pa
         expected = helpers.expected_totals(out)
         assert helpers.actual_totals(placement, expected) == expected
     assert _children(db_url) == hosts * 4
+
+
+def test_workers_get_the_run_options(db_url, tmp_path):
+    out, conf = _generate(db_url, tmp_path, hosts=2, instances=4)
+    nova_conf = tmp_path / "nova.conf"
+    nova_conf.write_text("[pci]\nreport_in_placement = False\n")
+    code, text, err = _main(*_command(conf, out, "--workers", "2", "--dry-run",
+                                      "--numa-in-placement", "--format", "json"))
+    assert code == manage.EXIT_OK, err
+    assert err.count("--numa-in-placement") == 1  # once per run, not per worker
+    targets = {move["target_name"] for node in json.loads(text)["nodes"]
+               for move in node["moves"]}
+    assert {"cmp-0000_NUMA0", "cmp-0001_NUMA0"} <= targets
+    code, text, _ = _main(*_command(conf, out, "--workers", "2", "--nova-config",
+                                    str(nova_conf)))
+    assert code == manage.EXIT_REFUSED and _children(db_url) == 0
+    assert text.count("report_in_placement is false") == 2

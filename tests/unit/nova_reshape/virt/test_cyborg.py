@@ -7,7 +7,8 @@ import uuid
 import pytest
 
 from nova_reshape import exception
-from nova_reshape.virt.cyborg import CyborgShim, provider_uuid
+from nova_reshape.virt.cyborg import CyborgShim, existing_provider, provider_uuid
+from nova_reshape.virt.host import parse_host
 from tests.unit.nova_reshape.virt.helpers import (
     I1,
     NODE,
@@ -38,8 +39,43 @@ def test_children_have_cyborg_uuid_inventory_and_traits():
     assert fpga.uuid == str(uuid.uuid3(uuid.NAMESPACE_DNS, FPGA)) == provider_uuid(FPGA)
     assert fpga.inventory == {"FPGA": {"total": 2, "max_unit": 2}}
     assert fpga.traits == {"OWNER_CYBORG", "CUSTOM_FPGA_INTEL_PAC_ARRIA10"}
-    qat = tree.data(f"{NODE}_qat_0000:3d:00.0")
+    # Without a name, Cyborg's: <compute host>_<address> (the nodename when no host).
+    qat = tree.data(f"{NODE}_0000:3d:00.0")
+    assert qat.uuid == provider_uuid(f"{NODE}_0000:3d:00.0")
     assert qat.inventory == {"CUSTOM_QAT": {"total": 4, "max_unit": 4}}
+
+
+def test_default_name_uses_the_compute_host():
+    desc = parse_host({"host": "cmp-07", "nodes": [{
+        "nodename": "cmp-07.example.org", "accelerators": [ACCELERATORS[1]]}]}).nodes[0]
+    assert desc.accelerators[0].name == "cmp-07_0000:3d:00.0"
+
+
+def test_existing_cyborg_provider_at_the_address_is_reused():
+    tree = tree_with_root({"CUSTOM_QAT": record(4)})
+    name = "cmp-07.example.org_0000:3d:00.0"  # Cyborg named it after another host name
+    tree.new_child(name, ROOT, uuid=provider_uuid(name))
+    tree.update_inventory(name, {"CUSTOM_QAT": {"total": 4, "max_unit": 4}})
+    tree.add_traits(name, "OWNER_CYBORG")
+    desc = node(accelerators=[ACCELERATORS[1]],
+                consumers=[{"uuid": I1, "accelerators": [{"device": "0000:3d:00.0"}]}])
+    existing, problem = existing_provider(desc.accelerators[0], tree, NODE)
+    assert (existing.name, problem) == (name, None)
+    allocations = {I1: body({ROOT: {"CUSTOM_QAT": 1}})}
+    CyborgShim({NODE: desc}).update_provider_tree(tree, NODE, allocations=allocations)
+    assert held(allocations, I1, tree) == {name: {"CUSTOM_QAT": 1}}
+    assert len(tree.get_provider_uuids()) == 2  # no second provider for the device
+
+
+def test_two_cyborg_providers_at_one_address_are_a_problem():
+    tree = tree_with_root({})
+    for name in ("a_0000:3d:00.0", "b_0000:3d:00.0"):
+        tree.new_child(name, ROOT)
+        tree.update_inventory(name, {"CUSTOM_QAT": {"total": 4, "max_unit": 4}})
+        tree.add_traits(name, "OWNER_CYBORG")
+    desc = node(accelerators=[ACCELERATORS[1]])
+    existing, problem = existing_provider(desc.accelerators[0], tree, NODE)
+    assert existing is None and "a_0000:3d:00.0, b_0000:3d:00.0" in problem
 
 
 def test_legacy_root_allocations_move_to_the_device_held():

@@ -46,6 +46,10 @@ def test_documented_example_loads(tmp_path):
     assert [share.cell for share in first.numa] == [0] and first.numa[0].vcpus is None
     assert second.numa[1].vcpus == 2 and second.accelerators == {"cmp-07-fpga-0": 1}
     assert migration.is_migration and node.consumer(second.uuid) is second
+    assert node.disabled is True and ironic.disabled is None
+    assert node.cpu_shared_set == frozenset([*range(16), *range(24, 32)])
+    assert node.cpu_dedicated_set == frozenset(range(16, 24))
+    assert (first.cpu_policy, second.is_pinned, first.is_pinned) == ("shared", True, False)
 
 
 def test_unquoted_pci_address_is_not_a_base_60_number(tmp_path):
@@ -129,6 +133,18 @@ def test_directory_expands_to_sorted_yaml_files_and_nodes_are_unique_across_file
 def test_empty_directory_is_an_error(tmp_path):
     with pytest.raises(HostDescriptionError, match="holds no"):
         load_hosts([str(tmp_path)])
+
+
+def test_node_cpu_sets_in_nova_syntax_and_bad_ones():
+    node = parse_host({"nodes": [{"nodename": "n", "cpu_dedicated_set": "0-7,^3,^5-6",
+                                  "cpu_shared_set": [8, 9]}]}).nodes[0]
+    assert node.cpu_dedicated_set == {0, 1, 2, 4, 7} and node.cpu_shared_set == {8, 9}
+    assert parse_host({"nodes": [{"nodename": "n"}]}).nodes[0].cpu_shared_set is None
+    with pytest.raises(HostDescriptionError, match=r"nodes\[0\]\.cpu_shared_set: bad CPU set"):
+        parse_host({"nodes": [{"nodename": "n", "cpu_shared_set": "5-1"}]}, "h.yaml")
+    with pytest.raises(HostDescriptionError, match="is not a CPU set"):
+        parse_host({"nodes": [{"nodename": "n", "cpu_dedicated_set": "0-3,x"}]}, "h.yaml")
+    assert host.format_cpuset(host.parse_cpuset("0-7,^3")) == "0-2,4-7"
 
 
 def test_cpuset_and_names():
