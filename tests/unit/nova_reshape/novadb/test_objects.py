@@ -8,20 +8,12 @@ import pytest
 
 from nova_reshape.novadb import objects
 from nova_reshape.novadb.objects import CpuPolicy, ObjectFormatError
-
-
-def envelope(name: str, version: str, data: dict, changes: list | None = None) -> dict:
-    document = {"nova_object.name": name, "nova_object.namespace": "nova",
-                "nova_object.version": version, "nova_object.data": data}
-    if changes is not None:
-        document["nova_object.changes"] = changes
-    return document
+from tests.fixtures.nova_db import envelope
 
 
 def pages(size_kb: int, total: int, used: int = 0, reserved: int = 0) -> dict:
     return envelope("NUMAPagesTopology", "1.1",
-                    {"size_kb": size_kb, "total": total, "used": used, "reserved": reserved},
-                    ["size_kb", "total", "used", "reserved"])
+                    {"size_kb": size_kb, "total": total, "used": used, "reserved": reserved})
 
 
 # A Train-or-later host cell with a dedicated set, as the libvirt driver stores it.
@@ -32,7 +24,7 @@ HOST_CELL_1_5 = envelope("NUMACell", "1.5", {
     "mempages": [pages(4, 16252928 // 4), pages(2048, 1024, used=512), pages(1048576, 0)],
     "network_metadata": envelope("NetworkMetadata", "1.0",
                                  {"physnets": ["physnet1"], "tunneled": False}),
-    "socket": 0}, ["cpuset", "pcpuset", "pinned_cpus"])
+    "socket": 0})
 
 # A Stein host cell (NUMACell 1.3): no pcpuset, cpuset held every usable CPU.
 HOST_CELL_1_3 = envelope("NUMACell", "1.3", {
@@ -41,7 +33,7 @@ HOST_CELL_1_3 = envelope("NUMACell", "1.3", {
 
 
 def test_unwrap_nested_envelopes_and_ignores_changes():
-    document = envelope("NUMATopology", "1.2", {"cells": [HOST_CELL_1_5]}, ["cells"])
+    document = envelope("NUMATopology", "1.2", {"cells": [HOST_CELL_1_5]})
     unwrapped = objects.unwrap(document)
     assert unwrapped.name == "NUMATopology" and unwrapped.version == (1, 2)
     cell = unwrapped.data["cells"][0]
