@@ -7,6 +7,7 @@
         [--format text|json] [--progress] [--workers N]
     nova-reshape-manage placement migrate_compute_inventory \\
         --placement-url URL [--token TOKEN] [--header NAME:VALUE] --host-file PATH ...
+    nova-reshape-manage placement describe_hosts --nova-database URL --output DIR ...
 
 For every non-ironic node of the described hosts (docs/host-description.md)
 the resource tracker's start-up update runs with the described devices'
@@ -43,7 +44,7 @@ import requests
 import sqlalchemy as sa
 
 from nova_reshape import exception
-from nova_reshape.cmd import render
+from nova_reshape.cmd import describe, render
 from nova_reshape.compute import migrate, parallel, preflight
 from nova_reshape.placement_client import http_placement
 from nova_reshape.virt.described import nodes_of
@@ -108,6 +109,7 @@ def build_parser() -> argparse.ArgumentParser:
         f"per {parallel.NODES_PER_WORKER} nodes, at most {parallel.MAX_AUTO_WORKERS})")
     migrate_parser.add_argument("--progress", action="store_true",
                                 help="show a progress bar even when stderr is not a terminal")
+    describe.add_parser(actions)
     return parser
 
 
@@ -298,6 +300,8 @@ def main(argv: Sequence[str] | None = None, out: TextIO | None = None,
         # The tracker logs its reshape at INFO and conflicts it retries at INFO.
         logging.getLogger("nova_reshape").setLevel(logging.WARNING)
     try:
+        if getattr(args, "run", None):  # commands kept in their own modules
+            return args.run(args, out, err)
         return migrate_compute_inventory(args, out, err)
     except (HostDescriptionError, BadInput) as error:
         err.write(f"{PROGRAM}: error: {error}\n")

@@ -25,6 +25,10 @@ class DatabaseReadError(Exception):
     """The database cannot be read; the message is one line for an operator."""
 
 
+class BadDatabaseURL(DatabaseReadError):
+    """The URL itself is unusable (syntax, dialect, driver, missing SQLite file)."""
+
+
 def display_url(url: str) -> str:
     """The URL without its password, for messages and file headers."""
     try:
@@ -37,22 +41,22 @@ def _engine(url: str, what: str) -> sa.Engine:
     try:
         parsed = sa.engine.make_url(url)
     except sa.exc.ArgumentError as error:
-        raise DatabaseReadError(f"{what}: {url!r} is not a database URL") from error
+        raise BadDatabaseURL(f"{what}: {url!r} is not a database URL") from error
     if parsed.get_backend_name() == "sqlite":
         path = parsed.database
         if not path or path == ":memory:":
-            raise DatabaseReadError(f"{what}: a SQLite URL must name a file")
+            raise BadDatabaseURL(f"{what}: a SQLite URL must name a file")
         if not os.path.isfile(path):
-            raise DatabaseReadError(f"{what}: {path}: no such file")
+            raise BadDatabaseURL(f"{what}: {path}: no such file")
         # Open the file read-only, so not even a journal can be created.
         parsed = parsed.set(database=f"file:{path}", query={"mode": "ro", "uri": "true"})
     elif parsed.get_backend_name() not in ("postgresql", "mysql"):
-        raise DatabaseReadError(f"{what}: unsupported database {parsed.get_backend_name()!r} "
+        raise BadDatabaseURL(f"{what}: unsupported database {parsed.get_backend_name()!r} "
                                 "(sqlite, postgresql or mysql)")
     try:
         return sa.create_engine(parsed, poolclass=sa.pool.NullPool)
     except (ImportError, sa.exc.ArgumentError) as error:
-        raise DatabaseReadError(f"{what}: cannot use {display_url(url)}: {error}") from error
+        raise BadDatabaseURL(f"{what}: cannot use {display_url(url)}: {error}") from error
 
 
 def _begin_read_only(connection: sa.Connection) -> None:
