@@ -8,6 +8,7 @@
     nova-reshape-manage placement migrate_compute_inventory \\
         --placement-url URL [--token TOKEN] [--header NAME:VALUE] --host-file PATH ...
     nova-reshape-manage placement describe_hosts --nova-database URL --output DIR ...
+    nova-reshape-manage host collect --output FILE ...
 
 For every non-ironic node of the described hosts (docs/host-description.md)
 the resource tracker's start-up update runs with the described devices'
@@ -44,7 +45,7 @@ import requests
 import sqlalchemy as sa
 
 from nova_reshape import exception
-from nova_reshape.cmd import describe, render
+from nova_reshape.cmd import collect, describe, render
 from nova_reshape.compute import migrate, parallel, preflight
 from nova_reshape.placement_client import http_placement
 from nova_reshape.virt.described import nodes_of
@@ -110,6 +111,7 @@ def build_parser() -> argparse.ArgumentParser:
     migrate_parser.add_argument("--progress", action="store_true",
                                 help="show a progress bar even when stderr is not a terminal")
     describe.add_parser(actions)
+    collect.add_parser(categories)
     return parser
 
 
