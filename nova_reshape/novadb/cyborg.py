@@ -148,6 +148,11 @@ class CyborgSnapshot:
         return self.holdings.get(instance_uuid, {})
 
 
+def _only(addresses: set[str] | None) -> str | None:
+    """The address when there is exactly one (a deployable's handles, else its device's)."""
+    return next(iter(addresses)) if addresses and len(addresses) == 1 else None
+
+
 def read_cyborg(url: str) -> CyborgSnapshot:
     """Read every deployable and bound ARQ, read-only."""
     with read_only(url, WHAT) as connection:
@@ -178,7 +183,8 @@ def read_cyborg_on(connection: sa.Connection) -> CyborgSnapshot:
         if not row["num_accelerators"]:
             continue
         pairs = attrs.get(row["id"], [])
-        addresses = handle_addresses.get(row["id"]) or device_addresses.get(row["device_id"])
+        address = _only(handle_addresses.get(row["id"])) or \
+            _only(device_addresses.get(row["device_id"]))
         try:
             board = json.loads(row["std_board_info"] or "{}")
         except ValueError:
@@ -188,14 +194,16 @@ def read_cyborg_on(connection: sa.Connection) -> CyborgSnapshot:
             device_type=row["type"], capacity=row["num_accelerators"], rp_uuid=row["rp_uuid"],
             resource_class=next((value for key, value in pairs if key == "rc"), None),
             traits=tuple(value for key, value in pairs if key.startswith("trait")),
-            address=min(addresses) if addresses and len(addresses) == 1 else None,
+            address=address,
             vendor_id=hex4(row["vendor"]),
             product_id=hex4(board.get("product_id") if isinstance(board, dict) else None)))
     arqs = extended_accelerator_requests
     held: dict[str, Counter[str]] = defaultdict(Counter)
     for row in connection.execute(
             sa.select(arqs.c.instance_uuid, arqs.c.deployable_id)
-            .where(arqs.c.state == ARQ_BOUND, arqs.c.instance_uuid.is_not(None))).mappings():
+            # state is an ENUM type on PostgreSQL: compare it as text.
+            .where(sa.cast(arqs.c.state, sa.String(30)) == ARQ_BOUND,
+                   arqs.c.instance_uuid.is_not(None))).mappings():
         if row["deployable_id"] in names:
             held[row["instance_uuid"]][names[row["deployable_id"]]] += 1
     return CyborgSnapshot(accelerators=tuple(records),
