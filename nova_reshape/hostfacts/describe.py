@@ -70,8 +70,10 @@ def describe_host(snapshot: CellSnapshot, host: str, collected: CollectedHost | 
 
 def _node(snapshot: CellSnapshot, node: ComputeNodeRecord, collected: CollectedHost | None,
           cyborg: CyborgSnapshot | None, notes: list[str]) -> dict[str, Any]:
-    document: dict[str, Any] = {"nodename": node.hypervisor_hostname, "uuid": node.uuid,
-                                "hypervisor_type": node.hypervisor_type}
+    document: dict[str, Any] = {"nodename": node.hypervisor_hostname}
+    if node.uuid:  # else the migration finds the root provider by name
+        document["uuid"] = node.uuid
+    document["hypervisor_type"] = node.hypervisor_type
     if node.is_ironic:
         return document
     service = snapshot.service_of(node)

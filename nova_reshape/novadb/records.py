@@ -40,7 +40,8 @@ class ComputeNodeRecord:
     """
 
     id: int
-    uuid: str
+    #: NULL only in rows of very old releases that were never updated.
+    uuid: str | None
     host: str
     hypervisor_hostname: str
     hypervisor_type: str
@@ -179,7 +180,7 @@ class CellSnapshot:
 
     def hosts(self) -> list[str]:
         """Service hosts that have compute nodes, sorted."""
-        return sorted({node.host for node in self.compute_nodes})
+        return sorted({node.host for node in self.compute_nodes if node.host})
 
     def nodes_of(self, host: str) -> list[ComputeNodeRecord]:
         return sorted((node for node in self.compute_nodes if node.host == host),

@@ -183,3 +183,16 @@ def test_output_that_is_a_file_is_refused(nova_db_url, tmp_path):
     code, _, err = run("placement", "describe_hosts", "--nova-database", nova_db_url,
                        "--output", str(target))
     assert code == 2 and "not a directory" in err
+
+
+def test_node_without_uuid_is_found_by_name(tmp_path):
+    # compute_nodes.uuid is NULL in rows an old release wrote and nothing updated.
+    url = f"sqlite:///{tmp_path}/cell.sqlite"
+    content = fx.rows()
+    content[fx.compute_nodes][1]["uuid"] = None
+    fx.populate(url, content=content)
+    code, _, err = run("placement", "describe_hosts", "--nova-database", url,
+                       "--host", fx.CMP2, "--output", str(tmp_path / "out"))
+    assert code == 0, err
+    (cmp2,) = load_output(str(tmp_path / "out"))[fx.CMP2]["nodes"]
+    assert "uuid" not in cmp2 and cmp2["nodename"] == fx.CMP2_NODE
