@@ -31,8 +31,8 @@ from collections.abc import Mapping
 from typing import Any
 
 import jsonschema
-import yaml
 
+from nova_reshape.hostfacts.output import to_yaml
 from nova_reshape.virt.host import (
     YAML_SUFFIXES,
     HostDescriptionError,
@@ -154,4 +154,4 @@ def load_collected_dir(directory: str) -> dict[str, CollectedHost]:
 
 
 def dump(collected: CollectedHost) -> str:
-    return yaml.safe_dump(to_document(collected), sort_keys=False, default_flow_style=False)
+    return to_yaml(to_document(collected))

@@ -22,9 +22,18 @@ def header(title: str, sources: Sequence[str], notes: Sequence[str]) -> str:
     return "\n".join(lines) + "\n"
 
 
+#: libyaml's safe dumper when PyYAML was built with it (several times faster).
+DUMPER = getattr(yaml, "CSafeDumper", yaml.SafeDumper)
+
+
+def to_yaml(document: dict) -> str:
+    """Block-style YAML in the document's key order, safe types only."""
+    return yaml.dump(document, Dumper=DUMPER, sort_keys=False, default_flow_style=False,
+                     allow_unicode=True)
+
+
 def render(document: dict, comment: str) -> str:
-    return comment + yaml.safe_dump(document, sort_keys=False, default_flow_style=False,
-                                    allow_unicode=True)
+    return comment + to_yaml(document)
 
 
 def write_atomically(path: str, text: str) -> None:
