@@ -10,6 +10,8 @@
         [--nova-config FILE]... --print-nova-config
     nova-reshape-manage placement migrate_compute_inventory \\
         --placement-url URL [--token TOKEN] [--header NAME:VALUE] --host-file PATH ...
+    nova-reshape-manage placement describe_hosts --nova-database URL --output DIR ...
+    nova-reshape-manage host collect --output FILE ...
 
 For every non-ironic node of the described hosts (docs/host-description.md)
 the resource tracker's start-up update runs with the described devices'
@@ -46,7 +48,7 @@ import requests
 import sqlalchemy as sa
 
 from nova_reshape import exception
-from nova_reshape.cmd import render
+from nova_reshape.cmd import collect, describe, render
 from nova_reshape.compute import conf_check, migrate, parallel, preflight
 from nova_reshape.nova_conf import NovaConfError, load_nova_conf
 from nova_reshape.progress import progress_callback
@@ -136,6 +138,8 @@ def build_parser() -> argparse.ArgumentParser:
         "--allow-vgpu-mismatch", action="store_true",
         help="where a consumer's mediated devices do not add up to its VGPU allocation, "
         "move what is counted (as nova does, with a warning) instead of refusing")
+    describe.add_parser(actions)
+    collect.add_parser(categories)
     return parser
 
 
@@ -370,6 +374,8 @@ def main(argv: Sequence[str] | None = None, out: TextIO | None = None,
         # The tracker logs its reshape at INFO and conflicts it retries at INFO.
         logging.getLogger("nova_reshape").setLevel(logging.WARNING)
     try:
+        if getattr(args, "run", None):  # commands kept in their own modules
+            return args.run(args, out, err)
         return migrate_compute_inventory(args, out, err)
     except (HostDescriptionError, BadInput) as error:
         err.write(f"{PROGRAM}: error: {error}\n")

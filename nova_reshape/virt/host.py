@@ -313,6 +313,11 @@ def parse_host(document: Any, path: str = "<host description>") -> Host:
 
 def load_host(path: str) -> Host:
     """Read and validate one host description file."""
+    return parse_host(read_yaml(path), path)
+
+
+def read_yaml(path: str) -> Any:
+    """Parse a YAML file with this module's loader; HostDescriptionError if unreadable."""
     try:
         with open(path, encoding="utf-8") as stream:
             document = yaml.load(stream, Loader=_Loader)  # noqa: S506 (safe loader subclass)
@@ -325,7 +330,7 @@ def load_host(path: str) -> Host:
         where = f"line {mark.line + 1}, column {mark.column + 1}" if mark else ""
         problem = getattr(error, "problem", None) or str(error)
         raise HostDescriptionError(path, where, f"invalid YAML: {problem}") from error
-    return parse_host(document, path)
+    return document
 
 
 def expand_paths(paths: Sequence[str]) -> list[str]:

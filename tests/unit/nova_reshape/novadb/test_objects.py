@@ -1,0 +1,246 @@
+"""nova's serialized objects, as found in cell databases of several ages."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from nova_reshape.novadb import objects
+from nova_reshape.novadb.objects import CpuPolicy, ObjectFormatError
+from tests.fixtures.nova_db import envelope
+
+
+def pages(size_kb: int, total: int, used: int = 0, reserved: int = 0) -> dict:
+    return envelope("NUMAPagesTopology", "1.1",
+                    {"size_kb": size_kb, "total": total, "used": used, "reserved": reserved})
+
+
+# A Train-or-later host cell with a dedicated set, as the libvirt driver stores it.
+HOST_CELL_1_5 = envelope("NUMACell", "1.5", {
+    "id": 0, "cpuset": [0, 1, 2, 3], "pcpuset": [4, 5, 6, 7], "memory": 65536,
+    "cpu_usage": 2, "memory_usage": 4096, "pinned_cpus": [4, 5],
+    "siblings": [[0, 4], [1, 5], [2, 6], [3, 7]],
+    "mempages": [pages(4, 16252928 // 4), pages(2048, 1024, used=512), pages(1048576, 0)],
+    "network_metadata": envelope("NetworkMetadata", "1.0",
+                                 {"physnets": ["physnet1"], "tunneled": False}),
+    "socket": 0})
+
+# A Stein host cell (NUMACell 1.3): no pcpuset, cpuset held every usable CPU.
+HOST_CELL_1_3 = envelope("NUMACell", "1.3", {
+    "id": 1, "cpuset": [8, 9, 10, 11], "memory": 32768, "cpu_usage": 0,
+    "memory_usage": 0, "pinned_cpus": [9], "siblings": [], "mempages": [pages(4, 8388608)]})
+
+
+def test_unwrap_nested_envelopes_and_ignores_changes():
+    document = envelope("NUMATopology", "1.2", {"cells": [HOST_CELL_1_5]})
+    unwrapped = objects.unwrap(document)
+    assert unwrapped.name == "NUMATopology" and unwrapped.version == (1, 2)
+    cell = unwrapped.data["cells"][0]
+    assert cell.name == "NUMACell" and cell.at_least(1, 4)
+    assert cell.data["network_metadata"].data["physnets"] == ["physnet1"]
+    assert "nova_object.changes" not in cell.data
+
+
+def test_host_topology_with_dedicated_set():
+    text = json.dumps(envelope("NUMATopology", "1.2", {"cells": [HOST_CELL_1_5]}))
+    topology = objects.parse_host_numa_topology(text)
+    (cell,) = topology.cells
+    assert cell.id == 0 and cell.memory_mb == 65536 and cell.socket == 0
+    assert cell.shared == {0, 1, 2, 3}
+    assert cell.dedicated == {4, 5, 6, 7}
+    assert cell.pinned_cpus == {4, 5}
+    assert cell.siblings[0] == {0, 4}
+    assert [(p.size_kb, p.total, p.used) for p in cell.mempages] == [
+        (4, 4063232, 0), (2048, 1024, 512), (1048576, 0, 0)]
+    assert not cell.legacy_pinning and not topology.legacy_format
+
+
+def test_host_cell_before_pcpuset_keeps_every_cpu_shared():
+    text = json.dumps(envelope("NUMATopology", "1.2", {"cells": [HOST_CELL_1_3]}))
+    (cell,) = objects.parse_host_numa_topology(text).cells
+    assert cell.version == (1, 3) and not cell.has_pcpuset
+    assert cell.shared == {8, 9, 10, 11} and cell.dedicated == frozenset()
+    assert cell.legacy_pinning
+
+
+def test_host_cell_in_legacy_pinning_mode_counts_the_overlap_as_shared():
+    # No cpu_dedicated_set: nova stores the same CPUs in cpuset and pcpuset.
+    cell_doc = envelope("NUMACell", "1.5", {"id": 0, "cpuset": [0, 1], "pcpuset": [0, 1],
+                                            "memory": 1024, "pinned_cpus": [], "siblings": [],
+                                            "mempages": []})
+    (cell,) = objects.parse_host_numa_topology(
+        json.dumps(envelope("NUMATopology", "1.2", {"cells": [cell_doc]}))).cells
+    assert cell.shared == {0, 1} and cell.dedicated == frozenset() and cell.legacy_pinning
+
+
+def test_pre_liberty_host_topology():
+    text = json.dumps({"cells": [{"id": 0, "cpus": "0-3,^2", "mem": {"total": 2048, "used": 0},
+                                  "cpu_usage": 0}]})
+    topology = objects.parse_host_numa_topology(text)
+    assert topology.legacy_format
+    assert topology.cells[0].cpuset == {0, 1, 3} and topology.cells[0].memory_mb == 2048
+
+
+def test_unset_columns_are_none_or_empty():
+    assert objects.parse_host_numa_topology(None) is None
+    assert objects.parse_instance_numa_topology("") is None
+    assert objects.parse_pci_requests(None) == ()
+    assert objects.parse_flavor_info(None) is None
+
+
+def instance_topology(*cells: dict, version: str = "1.3") -> str:
+    return json.dumps(envelope("InstanceNUMATopology", version, {
+        "cells": list(cells), "instance_uuid": "6d3c2e9a-0000-4000-8000-000000000001",
+        "id": 7, "emulator_threads_policy": None}))
+
+
+def test_instance_cell_1_6_pinned():
+    cell = envelope("InstanceNUMACell", "1.6", {
+        "id": 1, "cpuset": [], "pcpuset": [0, 1], "cpuset_reserved": None, "memory": 2048,
+        "pagesize": None, "cpu_topology": None, "cpu_pinning_raw": {"0": 12, "1": 13},
+        "cpu_policy": "dedicated", "cpu_thread_policy": "prefer"})
+    topology = objects.parse_instance_numa_topology(instance_topology(cell))
+    (parsed,) = topology.cells
+    assert parsed.id == 1 and parsed.pcpuset == {0, 1} and parsed.cpuset == frozenset()
+    assert parsed.cpu_pinning == {0: 12, 1: 13}
+    assert parsed.cpu_policy is CpuPolicy.DEDICATED and topology.pinned
+
+
+def test_instance_cell_1_4_dedicated_keeps_pinned_cpus_in_cpuset():
+    # Before 1.5 a dedicated cell's pinned vCPUs were in cpuset.
+    cell = envelope("InstanceNUMACell", "1.4", {
+        "id": 0, "cpuset": [0, 1, 2, 3], "cpuset_reserved": None, "memory": 4096,
+        "pagesize": 2048, "cpu_pinning_raw": {"0": 4, "1": 5, "2": 6, "3": 7},
+        "cpu_policy": "dedicated", "cpu_thread_policy": None})
+    (parsed,) = objects.parse_instance_numa_topology(instance_topology(cell)).cells
+    assert parsed.pcpuset == {0, 1, 2, 3} and parsed.cpuset == frozenset()
+    assert parsed.pagesize == 2048 and parsed.pinned
+
+
+def test_instance_cell_1_2_pinning_without_policy_is_pinned():
+    cell = envelope("InstanceNUMACell", "1.2", {
+        "id": 0, "cpuset": [0, 1], "memory": 1024, "pagesize": None,
+        "cpu_pinning_raw": {"0": 2, "1": 3}})
+    (parsed,) = objects.parse_instance_numa_topology(instance_topology(cell)).cells
+    assert parsed.cpu_policy is None and parsed.pinned and parsed.pcpuset == {0, 1}
+
+
+def test_instance_cells_unpinned_and_mixed_are_not_dedicated():
+    shared = envelope("InstanceNUMACell", "1.6", {
+        "id": 0, "cpuset": [0, 1], "pcpuset": [], "memory": 1024, "cpu_pinning_raw": None,
+        "cpu_policy": None})
+    mixed = envelope("InstanceNUMACell", "1.6", {
+        "id": 1, "cpuset": [2], "pcpuset": [3], "memory": 1024,
+        "cpu_pinning_raw": {"3": 9}, "cpu_policy": "mixed"})
+    topology = objects.parse_instance_numa_topology(instance_topology(shared, mixed))
+    assert not topology.pinned
+    assert topology.cells[1].cpu_policy is CpuPolicy.MIXED
+    assert topology.cells[1].cpuset == {2} and topology.cells[1].pcpuset == {3}
+
+
+def test_pre_liberty_instance_topology():
+    text = json.dumps({"cells": [{"id": 0, "cpus": "0-1", "mem": {"total": 512},
+                                  "pagesize": None}]})
+    topology = objects.parse_instance_numa_topology(text)
+    assert topology.legacy_format and topology.cells[0].cpuset == {0, 1}
+    assert topology.cells[0].memory_mb == 512 and not topology.pinned
+
+
+def test_pci_requests_plain_list_as_nova_writes_it():
+    text = json.dumps([
+        {"count": 1, "spec": [{"vendor_id": "10de", "product_id": "20b5"}],
+         "alias_name": "a100", "is_new": False, "numa_policy": "legacy",
+         "request_id": None, "requester_id": None},
+        {"count": 1, "spec": [{"physical_network": "physnet1"}], "alias_name": None,
+         "is_new": False, "request_id": "0f0e0d0c-0000-4000-8000-000000000009",
+         "requester_id": "port-1"}])
+    first, second = objects.parse_pci_requests(text)
+    assert first.count == 1 and first.alias_name == "a100" and not first.from_neutron_port
+    assert first.spec[0]["product_id"] == "20b5" and first.numa_policy == "legacy"
+    assert second.from_neutron_port and second.requester_id == "port-1"
+    assert second.numa_policy is None
+
+
+def test_pci_requests_envelope_is_accepted():
+    request = envelope("InstancePCIRequest", "1.1", {
+        "count": 2, "spec": [{"vendor_id": "8086"}], "alias_name": "nic", "is_new": False,
+        "request_id": None})
+    text = json.dumps(envelope("InstancePCIRequests", "1.1", {
+        "instance_uuid": "6d3c2e9a-0000-4000-8000-000000000001", "requests": [request]}))
+    (parsed,) = objects.parse_pci_requests(text)
+    assert parsed.count == 2 and parsed.alias_name == "nic"
+
+
+def flavor(flavorid: str, vcpus: int, extra_specs: dict, version: str = "1.2") -> dict:
+    return envelope("Flavor", version, {
+        "id": 3, "name": f"f-{flavorid}", "memory_mb": 4096, "vcpus": vcpus, "root_gb": 20,
+        "ephemeral_gb": 0, "flavorid": flavorid, "swap": 0, "rxtx_factor": 1.0,
+        "vcpu_weight": 0, "disabled": False, "is_public": True, "extra_specs": extra_specs,
+        "description": None})
+
+
+def test_flavor_info_current_old_and_new():
+    text = json.dumps({"cur": flavor("p4", 4, {"hw:cpu_policy": "dedicated",
+                                               "resources:VGPU": "1"}),
+                       "old": flavor("s2", 2, {}, version="1.1"), "new": None})
+    info = objects.parse_flavor_info(text)
+    assert info.cur.vcpus == 4 and info.cur.cpu_policy is CpuPolicy.DEDICATED
+    assert info.cur.extra_specs["resources:VGPU"] == "1"
+    assert info.old.flavorid == "s2" and info.old.cpu_policy is None and info.new is None
+
+
+def test_pci_device_envelope():
+    device = envelope("PciDevice", "1.7", {
+        "id": 5, "uuid": "4f4a1b7e-0000-4000-8000-000000000005", "compute_node_id": 1,
+        "address": "0000:3b:00.2", "vendor_id": "8086", "product_id": "154c",
+        "dev_type": "type-VF", "status": "allocated", "dev_id": "pci_0000_3b_00_2",
+        "label": "label_8086_154c", "instance_uuid": "6d3c2e9a-0000-4000-8000-000000000001",
+        "request_id": None, "extra_info": {"capabilities": "{}"}, "numa_node": 0,
+        "parent_addr": "0000:3b:00.0"})
+    parsed = objects.parse_pci_device(device)
+    assert parsed.dev_type == objects.PciDeviceType.VF.value
+    assert parsed.parent_addr == "0000:3b:00.0" and parsed.numa_node == 0 and parsed.held
+    assert parsed.extra_info == {"capabilities": "{}"}
+
+
+def test_pci_device_1_2_has_no_numa_node_or_parent():
+    device = envelope("PciDevice", "1.2", {
+        "id": 5, "compute_node_id": 1, "address": "0000:84:00.0", "vendor_id": "10de",
+        "product_id": "1db4", "dev_type": "type-PCI", "status": "available", "dev_id": None,
+        "label": "label_10de_1db4", "instance_uuid": None, "request_id": None,
+        "extra_info": {}})
+    parsed = objects.parse_pci_device(device)
+    assert parsed.numa_node is None and parsed.parent_addr is None and not parsed.held
+
+
+def test_extra_info_json():
+    assert objects.parse_extra_info('{"capabilities": {"network": ["rx"]}}') == {
+        "capabilities": '{"network": ["rx"]}'}
+    assert objects.parse_extra_info(None) == {}
+
+
+@pytest.mark.parametrize(("parser", "text", "message"), [
+    (objects.parse_host_numa_topology, "{not json", "NUMATopology is not JSON"),
+    (objects.parse_host_numa_topology,
+     json.dumps(envelope("InstanceNUMATopology", "1.3", {"cells": []})),
+     "expected a NUMATopology object, found InstanceNUMATopology"),
+    (objects.parse_host_numa_topology,
+     json.dumps(envelope("NUMATopology", "1.2", {"cells": [envelope("NUMACell", "1.5", {
+         "id": 0, "cpuset": "0-3", "memory": 1})]})),
+     "NUMACell 0 cpuset is not a list of CPU numbers"),
+    (objects.parse_host_numa_topology,
+     json.dumps(envelope("NUMATopology", "one.two", {"cells": []})), "bad object version"),
+    (objects.parse_instance_numa_topology,
+     instance_topology(envelope("InstanceNUMACell", "1.6", {
+         "id": 0, "cpuset": [0], "memory": 1, "cpu_policy": "greedy"})),
+     "unknown cpu_policy 'greedy'"),
+    (objects.parse_instance_numa_topology,
+     instance_topology(envelope("InstanceNUMACell", "1.6", {"id": 0, "cpuset": [0]})),
+     "InstanceNUMACell 0 has no memory"),
+    (objects.parse_pci_requests, '{"count": 1}', "not a list of requests"),
+    (objects.parse_flavor_info, json.dumps({"old": None}), "no 'cur' flavor"),
+])
+def test_malformed_objects_are_named(parser, text, message):
+    with pytest.raises(ObjectFormatError, match=message):
+        parser(text)
