@@ -26,7 +26,7 @@ from collections.abc import Iterator
 import pytest
 import requests
 
-from tests.functional.placement_wsgi.db.empty_databases import empty_db_url  # noqa: F401 (fixture)
+from tests.fixtures.empty_databases import empty_db_url  # noqa: F401 (fixture)
 
 WORKERS = 4
 THREADS = 16

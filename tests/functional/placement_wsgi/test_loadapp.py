@@ -17,7 +17,7 @@ import webob
 from placement_wsgi import deploy, service
 from placement_wsgi.db import migration
 from tests.fixtures.config import make_conf
-from tests.functional.placement_wsgi.db.empty_databases import empty_db_url  # noqa: F401 (fixture)
+from tests.fixtures.empty_databases import empty_db_url  # noqa: F401 (fixture)
 
 HEADERS = {"x-auth-token": "admin", "openstack-api-version": "placement latest"}
 

@@ -15,7 +15,7 @@ import sqlalchemy as sa
 from placement_wsgi import conf as placement_conf
 from placement_wsgi.cmd import manage
 from placement_wsgi.db import migration
-from tests.functional.placement_wsgi.db.empty_databases import (
+from tests.fixtures.empty_databases import (
     empty_db_url,  # noqa: F401 (fixture)
     upgrade_to,
 )

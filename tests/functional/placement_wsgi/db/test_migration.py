@@ -16,7 +16,7 @@ import sqlalchemy as sa
 
 from placement_wsgi.db import migration, tables
 from placement_wsgi.db.database import Database
-from tests.functional.placement_wsgi.db.empty_databases import (
+from tests.fixtures.empty_databases import (
     empty_db_url,  # noqa: F401 (fixture)
     upgrade_to,
 )
