@@ -184,6 +184,9 @@ class HostNumaCell:
     #: False for NUMACell before 1.4 (and pre-Liberty data): no pcpuset field.
     has_pcpuset: bool = True
     version: tuple[int, int] = (1, 5)
+    #: vCPUs and MB the resource tracker last counted as used on the cell.
+    cpu_usage: int = 0
+    memory_usage: int = 0
 
     @property
     def shared(self) -> frozenset[int]:
@@ -240,7 +243,8 @@ def _host_cell(value: Any) -> HostNumaCell:
         pinned_cpus=_int_set(data.get("pinned_cpus"), f"{what} pinned_cpus"),
         siblings=tuple(_int_set(item, f"{what} siblings") for item in data.get("siblings") or []),
         mempages=tuple(pages), socket=data.get("socket"), has_pcpuset=has_pcpuset,
-        version=cell.version)
+        version=cell.version, cpu_usage=int(data.get("cpu_usage") or 0),
+        memory_usage=int(data.get("memory_usage") or 0))
 
 
 def _legacy_host_topology(document: Mapping[str, Any]) -> HostNumaTopology:
@@ -252,6 +256,43 @@ def _legacy_host_topology(document: Mapping[str, Any]) -> HostNumaTopology:
             memory_mb=int((raw.get("mem") or {}).get("total", 0)), has_pcpuset=False,
             version=(0, 0)))
     return HostNumaTopology(cells=tuple(cells), legacy_format=True)
+
+
+# -- PCI device pools (compute_nodes.pci_stats) -------------------------------------
+
+
+@dataclass(frozen=True)
+class PciDevicePool:
+    """One ``PciDevicePool``: ``count`` free devices alike in vendor, product, NUMA
+    node and the device_spec tags (physical_network, trusted, dev_type, ...)."""
+
+    vendor_id: str
+    product_id: str
+    count: int
+    numa_node: int | None = None
+    tags: Mapping[str, str] = field(default_factory=dict)
+
+
+def parse_pci_pools(text: str | None) -> tuple[PciDevicePool, ...]:
+    """``compute_nodes.pci_stats`` (a ``PciDevicePoolList``) -> its pools."""
+    document = load_json(text, "PciDevicePoolList")
+    if document is None:
+        return ()
+    pools = expect(unwrap(document), "PciDevicePoolList").data.get("objects") or []
+    if not isinstance(pools, list):
+        raise ObjectFormatError("PciDevicePoolList objects is not a list")
+    parsed = []
+    for item in pools:
+        data = expect(item, "PciDevicePool").data
+        tags = data.get("tags") or {}
+        if not isinstance(tags, dict):
+            raise ObjectFormatError("PciDevicePool tags is not a mapping")
+        parsed.append(PciDevicePool(
+            vendor_id=str(_required(data, "vendor_id", "PciDevicePool")),
+            product_id=str(_required(data, "product_id", "PciDevicePool")),
+            count=int(_required(data, "count", "PciDevicePool")),
+            numa_node=data.get("numa_node"), tags={str(k): v for k, v in tags.items()}))
+    return tuple(parsed)
 
 
 # -- instance NUMA topology (instance_extra.numa_topology) -----------------------

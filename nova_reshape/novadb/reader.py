@@ -89,8 +89,37 @@ def _compute_nodes(connection: sa.Connection, hosts: list[str]) -> tuple[Compute
             ram_allocation_ratio=_ratio(row["ram_allocation_ratio"]),
             disk_allocation_ratio=_ratio(row["disk_allocation_ratio"]),
             numa_topology=_parsed(objects.parse_host_numa_topology, row["numa_topology"],
-                                  f"{where} numa_topology")))
+                                  f"{where} numa_topology"),
+            host_ip=row["host_ip"], cpu_info=row["cpu_info"],
+            supported_instances=_parsed(_triples, row["supported_instances"],
+                                        f"{where} supported_instances"),
+            metrics=_parsed(_metrics, row["metrics"], f"{where} metrics"),
+            pci_pools=_parsed(objects.parse_pci_pools, row["pci_stats"], f"{where} pci_stats"),
+            stats=_parsed(_stats, row["stats"], f"{where} stats")))
     return tuple(records)
+
+
+def _stats(text: str | None) -> dict[str, str]:
+    document = objects.load_json(text, "stats") or {}
+    if not isinstance(document, dict):
+        raise objects.ObjectFormatError("stats is not a mapping")
+    return {str(key): str(value) for key, value in document.items() if value is not None}
+
+
+def _metrics(text: str | None) -> tuple[dict[str, Any], ...]:
+    document = objects.load_json(text, "metrics") or []
+    if not isinstance(document, list) or not all(isinstance(item, dict) for item in document):
+        raise objects.ObjectFormatError("metrics is not a list of metric mappings")
+    return tuple(document)
+
+
+def _triples(text: str | None) -> tuple[tuple[str, str, str], ...]:
+    document = objects.load_json(text, "supported_instances") or []
+    if not isinstance(document, list) or not all(
+            isinstance(item, list) and len(item) == 3 for item in document):
+        raise objects.ObjectFormatError("supported_instances is not a list of "
+                                        "[arch, hv_type, vm_mode]")
+    return tuple((str(a), str(h), str(v)) for a, h, v in document)
 
 
 def _services(connection: sa.Connection, hosts: list[str]) -> dict[str, ServiceRecord]:
@@ -101,7 +130,8 @@ def _services(connection: sa.Connection, hosts: list[str]) -> dict[str, ServiceR
     return {row["host"]: ServiceRecord(
         id=row["id"], host=row["host"], disabled=bool(row["disabled"]),
         disabled_reason=row["disabled_reason"], forced_down=bool(row["forced_down"]),
-        version=row["version"]) for row in connection.execute(query).mappings()}
+        version=row["version"], last_seen_up=row["last_seen_up"],
+        created_at=row["created_at"]) for row in connection.execute(query).mappings()}
 
 
 def _instances(connection: sa.Connection, hosts: list[str]) -> tuple[InstanceRecord, ...]:

@@ -14,9 +14,11 @@ and answers the per-node questions (``service_of``, ``instances_on``,
 
 from __future__ import annotations
 
+import datetime
 from collections import defaultdict
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
+from typing import Any
 
 from nova_reshape.novadb.objects import (
     CpuPolicy,
@@ -24,6 +26,7 @@ from nova_reshape.novadb.objects import (
     HostNumaTopology,
     InstanceNumaTopology,
     PciDevice,
+    PciDevicePool,
     PciRequest,
 )
 
@@ -60,6 +63,15 @@ class ComputeNodeRecord:
     ram_allocation_ratio: float | None = None
     disk_allocation_ratio: float | None = None
     numa_topology: HostNumaTopology | None = None
+    #: What nova's scheduler copies into its HostState as is: the resource
+    #: tracker's ``stats`` (num_instances, io_workload, failed_builds, ...),
+    #: the free PCI pools, ``[arch, hv_type, vm_mode]`` triples, monitor metrics.
+    host_ip: str | None = None
+    cpu_info: str | None = None
+    supported_instances: tuple[tuple[str, str, str], ...] = ()
+    metrics: tuple[Mapping[str, Any], ...] = ()
+    pci_pools: tuple[PciDevicePool, ...] = ()
+    stats: Mapping[str, str] = field(default_factory=dict)
 
     @property
     def is_ironic(self) -> bool:
@@ -81,6 +93,13 @@ class ServiceRecord:
     disabled_reason: str | None = None
     forced_down: bool = False
     version: int | None = None
+    #: Naive UTC, as nova stores them; the heartbeat is ``last_seen_up or created_at``.
+    last_seen_up: datetime.datetime | None = None
+    created_at: datetime.datetime | None = None
+
+    @property
+    def last_heartbeat(self) -> datetime.datetime | None:
+        return self.last_seen_up or self.created_at
 
 
 @dataclass(frozen=True)

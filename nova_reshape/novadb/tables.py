@@ -36,6 +36,13 @@ compute_nodes = sa.Table(
     sa.Column("ram_allocation_ratio", sa.Float),
     sa.Column("disk_allocation_ratio", sa.Float),
     sa.Column("numa_topology", sa.Text),
+    # What nova's scheduler reads into its HostState besides the figures above.
+    sa.Column("host_ip", sa.String(39)),
+    sa.Column("cpu_info", sa.Text),
+    sa.Column("supported_instances", sa.Text),
+    sa.Column("metrics", sa.Text),
+    sa.Column("pci_stats", sa.Text),
+    sa.Column("stats", sa.Text),
     sa.Column("deleted", sa.Integer),
 )
 
@@ -48,6 +55,9 @@ services = sa.Table(
     sa.Column("disabled_reason", sa.String(255)),
     sa.Column("forced_down", sa.Boolean),
     sa.Column("version", sa.Integer),
+    # The heartbeat nova's servicegroup DB driver judges "up" by.
+    sa.Column("last_seen_up", sa.DateTime),
+    sa.Column("created_at", sa.DateTime),
     sa.Column("deleted", sa.Integer),
 )
 

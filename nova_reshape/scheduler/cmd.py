@@ -3,12 +3,13 @@
     nova-reshape-scheduler explain SCENARIO.json [--format table|json]
     nova-reshape-scheduler explain --placement URL | --placement-database URL
         --flavor NAME | --extra-specs JSON --vcpus N --ram MB --disk GB
-        [--image-properties JSON] [--az AZ] [--project ID] [--config FILE]
+        [--nova-database URL] [--image-properties JSON] [--az AZ] [--project ID]
+        [--config FILE]
 
 ``-`` reads the scenario from stdin. Exit status: 0 when a result was
 computed (including "no valid host"), 1 when a filter or weigher raised
 (the result says which), 2 for an unreadable or invalid scenario or bad
-live-mode arguments, 3 when Placement cannot be asked. docs/scheduler.md
+live-mode arguments, 3 when Placement or nova's database cannot be read. docs/scheduler.md
 describes both modes.
 """
 
@@ -46,6 +47,9 @@ def _parser() -> argparse.ArgumentParser:
     where.add_argument("--placement", metavar="URL", help="Placement API endpoint")
     where.add_argument("--placement-database", metavar="URL",
                        help="Placement database (SQLAlchemy URL): reasons for every root")
+    live.add_argument("--nova-database", metavar="URL",
+                      help="nova's cell database (SQLAlchemy URL, read only): HostStates "
+                           "as nova's scheduler builds them")
     live.add_argument("--flavor", metavar="NAME", help="flavor name")
     live.add_argument("--extra-specs", metavar="JSON", help="flavor extra specs")
     live.add_argument("--vcpus", type=int, help="flavor vCPUs")
@@ -93,10 +97,10 @@ def explain_live(args: argparse.Namespace) -> int:
     else:
         ask = functools.partial(live_cmd.from_http, args.placement, token=args.token)
     try:
-        result = live_cmd.run(live, ask, conf)
-    except (live_cmd.PlacementError, ScenarioError) as exc:
+        result = live_cmd.run(live, ask, conf, live_cmd.host_source(args))
+    except (live_cmd.PlacementError, live_cmd.DatabaseReadError, ScenarioError) as exc:
         print(f"nova-reshape-scheduler: {exc}", file=sys.stderr)
-        return 3 if isinstance(exc, live_cmd.PlacementError) else 2
+        return 2 if isinstance(exc, ScenarioError) else 3
     if args.format == "json":
         print(json.dumps(result.to_dict(), indent=2))
     else:

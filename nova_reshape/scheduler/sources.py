@@ -19,12 +19,16 @@ from __future__ import annotations
 
 import copy
 import time
-from collections.abc import Iterable, Mapping
-from typing import Any
+from collections.abc import Callable, Iterable, Mapping
+from typing import TYPE_CHECKING, Any
 
 from nova_reshape.scheduler.errors import ScenarioError
 from nova_reshape.scheduler.host_state import Aggregate, HostState
 from nova_reshape.scheduler.scenario import attach_aggregates, build_host_state
+from placement_wsgi.constants import SHARING_TRAIT
+
+if TYPE_CHECKING:
+    from nova_reshape.scheduler.config import SchedulerConfig
 
 _DERIVED = (("VCPU", "vcpus", "vcpus_used"), ("MEMORY_MB", "memory_mb", "memory_mb_used"),
             ("DISK_GB", "local_gb", "local_gb_used"))
@@ -100,3 +104,22 @@ def _requests_of_tree(root: str, summaries: Mapping[str, Any],
                 if all(request is not other for other in seen):
                     seen.append(request)
     return seen
+
+
+def candidate_host_states(body: Mapping[str, Any], nodes: Mapping[str, Mapping[str, Any]],
+                          conf: SchedulerConfig, aggregates: Iterable[Aggregate] = (),
+                          keep: Callable[[str], bool] | None = None) -> list[HostState]:
+    """HostStates of one scheduling request's candidates, for the live explain.
+
+    Sharing providers (``MISC_SHARES_VIA_AGGREGATE``) lend resources and are
+    no compute nodes; ``keep`` (by provider uuid) drops other summaries too.
+    The request dicts are shared, not copied (see ``deep_copy``).
+    """
+    summaries = {uuid: summary for uuid, summary in body["provider_summaries"].items()
+                 if SHARING_TRAIT not in (summary.get("traits") or ())
+                 and (keep is None or keep(uuid))}
+    hosts_only = {"allocation_requests": body.get("allocation_requests", []),
+                  "provider_summaries": summaries}
+    return host_states_from_allocation_candidates(
+        hosts_only, nodes, aggregates, service_down_time=conf.DEFAULT.service_down_time,
+        deep_copy=False)

@@ -4,14 +4,24 @@ from __future__ import annotations
 
 import argparse
 
+from nova_reshape.novadb.readonly import DatabaseReadError
 from nova_reshape.scheduler.cmd_common import read_json
 from nova_reshape.scheduler.config import SchedulerConfig
 from nova_reshape.scheduler.errors import ScenarioError
-from nova_reshape.scheduler.live.explain import render, run
+from nova_reshape.scheduler.live.explain import HostStateSource, PlacementHostStates, render, run
+from nova_reshape.scheduler.live.nova_hosts import NovaDatabaseHostStates
 from nova_reshape.scheduler.live.placement import PlacementError, from_database, from_http
 from nova_reshape.scheduler.live.request import LiveRequest, parse_json_object
 
-__all__ = ["PlacementError", "arguments", "from_database", "from_http", "render", "run"]
+__all__ = ["DatabaseReadError", "PlacementError", "arguments", "from_database", "from_http",
+           "host_source", "render", "run"]
+
+
+def host_source(args: argparse.Namespace) -> HostStateSource:
+    """nova's cell database when ``--nova-database`` is given, else Placement alone."""
+    if args.nova_database:
+        return NovaDatabaseHostStates(args.nova_database)
+    return PlacementHostStates()
 
 
 def arguments(args: argparse.Namespace) -> tuple[LiveRequest, SchedulerConfig]:

@@ -6,10 +6,10 @@ other root is not one, build HostStates for the candidates through a
 :class:`HostStateSource`, then run the configured filters and weighers.
 
 The HostState source is the seam for nova's own data: the default reads
-only what Placement shows (names and VCPU/MEMORY_MB/DISK_GB figures); a
-source reading nova's cell database can supply real compute records and
-host aggregates (which the aggregate pre-filters and filters need) without
-changing anything here.
+only what Placement shows (names and VCPU/MEMORY_MB/DISK_GB figures);
+:class:`~nova_reshape.scheduler.live.nova_hosts.NovaDatabaseHostStates`
+reads nova's cell database as nova's HostManager does. Candidates a source
+cannot make a host of (nova skips them) are listed as ``skipped``.
 """
 
 from __future__ import annotations
@@ -26,8 +26,7 @@ from nova_reshape.scheduler.live.request import LiveRequest, build_spec, placeme
 from nova_reshape.scheduler.pipeline import FilterScheduler
 from nova_reshape.scheduler.prefilter_report import render_steps, steps_to_dicts
 from nova_reshape.scheduler.result import render_table, result_to_dict
-from nova_reshape.scheduler.sources import host_states_from_allocation_candidates
-from placement_wsgi.constants import SHARING_TRAIT
+from nova_reshape.scheduler.sources import candidate_host_states
 
 
 class HostStateSource(Protocol):
@@ -38,6 +37,10 @@ class HostStateSource(Protocol):
     def host_states(self, body: Mapping[str, Any], roots: Mapping[str, str],
                     conf: SchedulerConfig) -> list[HostState]: ...
 
+    def skipped(self) -> list[str]:
+        """Candidate roots the source could not make a host of, each with why."""
+        ...
+
 
 class PlacementHostStates:
     """HostStates from Placement alone: host and node named after the root provider."""
@@ -45,17 +48,13 @@ class PlacementHostStates:
     def aggregates(self) -> list[Aggregate]:
         return []
 
+    def skipped(self) -> list[str]:
+        return []
+
     def host_states(self, body: Mapping[str, Any], roots: Mapping[str, str],
                     conf: SchedulerConfig) -> list[HostState]:
         nodes = {uuid: {"host": name} for uuid, name in roots.items()}
-        # a sharing provider lends resources; it is not a compute node
-        hosts_only = {"allocation_requests": body.get("allocation_requests", []),
-                      "provider_summaries": {
-                          uuid: summary for uuid, summary in body["provider_summaries"].items()
-                          if SHARING_TRAIT not in (summary.get("traits") or ())}}
-        return host_states_from_allocation_candidates(
-            hosts_only, nodes, service_down_time=conf.DEFAULT.service_down_time,
-            deep_copy=False)
+        return candidate_host_states(body, nodes, conf)
 
 
 @dataclass
@@ -67,6 +66,7 @@ class LiveResult:
     refused: str | None = None
     view: PlacementView | None = None
     schedule: Any = None
+    skipped: list[str] = field(default_factory=list)
 
     @property
     def no_valid_host(self) -> bool:
@@ -86,6 +86,7 @@ class LiveResult:
             "refused_by_request_filter": self.refused,
             "placement": None,
             "not_candidates": [],
+            "not_hosts": list(self.skipped),
             "scheduler": None,
             "no_valid_host": self.no_valid_host,
             "selected": [],
@@ -101,6 +102,10 @@ class LiveResult:
         if self.schedule is not None:
             scheduled = result_to_dict(self.schedule)
             out["scheduler"] = scheduled
+            # the scenario result format has no field for them; the live one has
+            out["dropped_by_filters"] = {
+                label: reason for trace in self.schedule.instances
+                for label, reason in trace.reasons().items()}
             out["selected"] = scheduled["selected"]
         return out
 
@@ -120,6 +125,7 @@ def run(live: LiveRequest, ask: Callable[[list[tuple[str, str]]], PlacementView]
     result.fallback_query = requests[1].to_querystring() if len(requests) > 1 else None
     result.view = merged([ask(request.query_params()) for request in requests])
     hosts = source.host_states(result.view.body, result.view.roots, conf)
+    result.skipped = source.skipped()
     scheduler = FilterScheduler(conf)
     result.schedule = scheduler.schedule(hosts, spec, [None], subset_choices=[0])
     return result
@@ -147,6 +153,9 @@ def render(result: LiveResult) -> str:
             group = f" [group {verdict.group}]" if verdict.group else ""
             lines.append(f"  {verdict.name.ljust(width)}  {verdict.reason.value}{group}: "
                          f"{verdict.detail}")
+    if result.skipped:
+        lines.append("Candidates that are no host in nova's database (nova skips them):")
+        lines.extend(f"  {line}" for line in result.skipped)
     if result.schedule is not None and view.candidate_roots:
         lines.append("Filters and weighers on the candidates:")
         lines.append(render_table(result.schedule).rstrip("\n"))

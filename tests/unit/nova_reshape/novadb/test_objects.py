@@ -54,6 +54,7 @@ def test_host_topology_with_dedicated_set():
     assert [(p.size_kb, p.total, p.used) for p in cell.mempages] == [
         (4, 4063232, 0), (2048, 1024, 512), (1048576, 0, 0)]
     assert not cell.legacy_pinning and not topology.legacy_format
+    assert (cell.cpu_usage, cell.memory_usage) == (2, 4096)
 
 
 def test_host_cell_before_pcpuset_keeps_every_cpu_shared():
@@ -220,6 +221,18 @@ def test_extra_info_json():
     assert objects.parse_extra_info(None) == {}
 
 
+def test_pci_pools_as_the_resource_tracker_stores_them():
+    text = json.dumps(envelope("PciDevicePoolList", "1.1", {"objects": [
+        envelope("PciDevicePool", "1.1", {
+            "vendor_id": "8086", "product_id": "154c", "numa_node": 1, "count": 7,
+            "tags": {"dev_type": "type-VF", "physical_network": "physnet1"}})]}))
+    (pool,) = objects.parse_pci_pools(text)
+    assert (pool.vendor_id, pool.product_id, pool.numa_node, pool.count) == (
+        "8086", "154c", 1, 7)
+    assert pool.tags == {"dev_type": "type-VF", "physical_network": "physnet1"}
+    assert objects.parse_pci_pools(None) == ()
+
+
 @pytest.mark.parametrize(("parser", "text", "message"), [
     (objects.parse_host_numa_topology, "{not json", "NUMATopology is not JSON"),
     (objects.parse_host_numa_topology,
@@ -240,6 +253,11 @@ def test_extra_info_json():
      "InstanceNUMACell 0 has no memory"),
     (objects.parse_pci_requests, '{"count": 1}', "not a list of requests"),
     (objects.parse_flavor_info, json.dumps({"old": None}), "no 'cur' flavor"),
+    (objects.parse_pci_pools, json.dumps(envelope("PciDevicePoolList", "1.1", {"objects": [
+        envelope("PciDevicePool", "1.1", {"vendor_id": "8086", "product_id": "154c"})]})),
+     "PciDevicePool has no count"),
+    (objects.parse_pci_pools, json.dumps(envelope("PciDevicePool", "1.1", {})),
+     "expected a PciDevicePoolList object"),
 ])
 def test_malformed_objects_are_named(parser, text, message):
     with pytest.raises(ObjectFormatError, match=message):
