@@ -2,15 +2,16 @@
 
     nova-reshape-scheduler explain SCENARIO.json [--format table|json]
     nova-reshape-scheduler explain --placement URL | --placement-database URL
-        --flavor NAME | --extra-specs JSON --vcpus N --ram MB --disk GB
+        (--flavor NAME | --extra-specs JSON) --vcpus N --ram MB --disk GB
+        | --nova-api-database URL --flavor NAME
         [--nova-database URL] [--image-properties JSON] [--az AZ] [--project ID]
         [--config FILE]
 
 ``-`` reads the scenario from stdin. Exit status: 0 when a result was
 computed (including "no valid host"), 1 when a filter or weigher raised
 (the result says which), 2 for an unreadable or invalid scenario or bad
-live-mode arguments, 3 when Placement or nova's database cannot be read. docs/scheduler.md
-describes both modes.
+live-mode arguments, 3 when Placement or a nova database cannot be read
+(or has no such flavor). docs/scheduler.md describes both modes.
 """
 
 from __future__ import annotations
@@ -50,6 +51,9 @@ def _parser() -> argparse.ArgumentParser:
     live.add_argument("--nova-database", metavar="URL",
                       help="nova's cell database (SQLAlchemy URL, read only): HostStates "
                            "as nova's scheduler builds them")
+    live.add_argument("--nova-api-database", metavar="URL",
+                      help="nova's API database (read only): --flavor's sizes and extra "
+                           "specs, and the host aggregates")
     live.add_argument("--flavor", metavar="NAME", help="flavor name")
     live.add_argument("--extra-specs", metavar="JSON", help="flavor extra specs")
     live.add_argument("--vcpus", type=int, help="flavor vCPUs")
@@ -88,16 +92,16 @@ def explain(path: str, output_format: str = "table") -> int:
 def explain_live(args: argparse.Namespace) -> int:
     """The live mode; returns the exit status."""
     try:
-        live, conf = live_cmd.arguments(args)
-    except ScenarioError as exc:
+        live, conf, source = live_cmd.arguments(args)
+    except (ScenarioError, live_cmd.DatabaseReadError) as exc:
         print(f"nova-reshape-scheduler: {exc}", file=sys.stderr)
-        return 2
+        return 2 if isinstance(exc, ScenarioError) else 3
     if args.placement_database:
         ask = functools.partial(live_cmd.from_database, args.placement_database)
     else:
         ask = functools.partial(live_cmd.from_http, args.placement, token=args.token)
     try:
-        result = live_cmd.run(live, ask, conf, live_cmd.host_source(args))
+        result = live_cmd.run(live, ask, conf, source)
     except (live_cmd.PlacementError, live_cmd.DatabaseReadError, ScenarioError) as exc:
         print(f"nova-reshape-scheduler: {exc}", file=sys.stderr)
         return 2 if isinstance(exc, ScenarioError) else 3

@@ -14,7 +14,7 @@ cannot make a host of (nova skips them) are listed as ``skipped``.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
@@ -43,10 +43,17 @@ class HostStateSource(Protocol):
 
 
 class PlacementHostStates:
-    """HostStates from Placement alone: host and node named after the root provider."""
+    """HostStates from Placement alone: host and node named after the root provider.
+
+    ``aggregates`` (nova's, e.g. from its API database) name service hosts;
+    here a host is the root provider's name (nova's hypervisor hostname).
+    """
+
+    def __init__(self, aggregates: Sequence[Aggregate] = ()) -> None:
+        self._aggregates = list(aggregates)
 
     def aggregates(self) -> list[Aggregate]:
-        return []
+        return list(self._aggregates)
 
     def skipped(self) -> list[str]:
         return []
@@ -54,7 +61,7 @@ class PlacementHostStates:
     def host_states(self, body: Mapping[str, Any], roots: Mapping[str, str],
                     conf: SchedulerConfig) -> list[HostState]:
         nodes = {uuid: {"host": name} for uuid, name in roots.items()}
-        return candidate_host_states(body, nodes, conf)
+        return candidate_host_states(body, nodes, conf, self._aggregates)
 
 
 @dataclass
@@ -78,6 +85,8 @@ class LiveResult:
         out: dict[str, Any] = {
             "request": {"flavor": self.request.flavor_name, "vcpus": self.request.vcpus,
                         "ram_mb": self.request.ram_mb, "disk_gb": self.request.disk_gb,
+                        "ephemeral_gb": self.request.ephemeral_gb,
+                        "swap_mb": self.request.swap_mb,
                         "extra_specs": dict(self.request.extra_specs or {}),
                         "image_properties": dict(self.request.image_properties or {}),
                         "availability_zone": self.request.availability_zone,

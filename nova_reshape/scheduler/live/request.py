@@ -33,6 +33,8 @@ class LiveRequest:
     ram_mb: int
     disk_gb: int
     flavor_name: str = "flavor"
+    ephemeral_gb: int = 0
+    swap_mb: int = 0
     extra_specs: Mapping[str, str] | None = None
     image_properties: Mapping[str, Any] | None = None
     availability_zone: str | None = None
@@ -59,7 +61,8 @@ def build_spec(live: LiveRequest, conf: SchedulerConfig) -> RequestSpec:
             raise ScenarioError(f"{what} must be a positive integer, got {value}")
     extra_specs = {str(k): str(v) for k, v in (live.extra_specs or {}).items()}
     flavor = Flavor(name=live.flavor_name, vcpus=live.vcpus, memory_mb=live.ram_mb,
-                    root_gb=live.disk_gb, extra_specs=extra_specs)
+                    root_gb=live.disk_gb, ephemeral_gb=live.ephemeral_gb, swap=live.swap_mb,
+                    extra_specs=extra_specs)
     image = ImageMeta(properties=image_mod.image_properties(live.image_properties or {}))
     return RequestSpec(
         flavor=flavor, image=image, project_id=live.project_id,

@@ -16,6 +16,7 @@ import json
 
 import pytest
 
+from nova_reshape.novadb.api import read_aggregates
 from nova_reshape.novadb.readonly import DatabaseReadError
 from nova_reshape.scheduler.cmd import main
 from nova_reshape.scheduler.config import SchedulerConfig
@@ -23,7 +24,7 @@ from nova_reshape.scheduler.live.explain import run
 from nova_reshape.scheduler.live.nova_hosts import NovaDatabaseHostStates
 from nova_reshape.scheduler.live.placement import from_database
 from nova_reshape.scheduler.live.request import LiveRequest
-from tests.fixtures import nova_db
+from tests.fixtures import nova_api_db, nova_db
 from tests.functional.nova_reshape.scheduler.conftest import placement
 from tests.functional.nova_reshape.scheduler.seeding import compute_node, seed
 
@@ -74,7 +75,10 @@ def _cell_rows(now: datetime.datetime) -> dict:
 @pytest.fixture
 def cloud(engine, db_url):
     """(placement URL, nova cell URL): the same seven hosts, all free in Placement."""
-    seed(db_url, [compute_node(name, uuid=uuid, vcpu=16, memory_mb=65536)
+    # cmp-a and cmp-b are in the API database's aggregate az1, mirrored in Placement
+    seed(db_url, [compute_node(name, uuid=uuid, vcpu=16, memory_mb=65536,
+                               aggregates=[nova_api_db.AZ1_UUID]
+                               if name in ("cmp-a", "cmp-b") else [])
                   for name, uuid in UUIDS.items()])
     with placement(db_url):  # the app starts on it, as a deployment would
         pass
@@ -187,3 +191,43 @@ def test_unreadable_nova_database_is_one_line(cloud, capsys, tmp_path):
     with pytest.raises(DatabaseReadError):
         NovaDatabaseHostStates(f"sqlite:///{tmp_path}/missing.db").host_states(
             {"provider_summaries": {}}, {}, SchedulerConfig())
+
+
+def test_flavor_and_aggregates_from_the_api_database(cloud, engine, capsys):
+    placement_url, cell_url = cloud
+    with nova_api_db.nova_api(engine) as api_url:
+        base = ["explain", "--placement-database", placement_url, "--nova-database",
+                cell_url, "--nova-api-database", api_url]
+        status = main([*base, "--flavor", "m1.small", "--az", "az1", "--format", "json"])
+        out = json.loads(capsys.readouterr().out)
+        assert status == 0
+        assert {k: out["request"][k] for k in ("flavor", "vcpus", "ram_mb", "disk_gb")} == {
+            "flavor": "m1.small", "vcpus": 1, "ram_mb": 2048, "disk_gb": 20}
+        step = {s["name"]: s for s in out["request_filters"]}["map_az_to_placement_aggregate"]
+        assert step["added"] == {"member_of": [nova_api_db.AZ1_UUID]}
+        assert {v["name"]: v["reason"] for v in out["not_candidates"]} == {
+            name: "not_member" for name in ("cmp-c", "cmp-d", "cmp-e", "cmp-f", "cmp-g")}
+        # cmp-a has more free RAM and CPU in nova's figures, but PCIWeigher keeps its
+        # two free GPUs (the cell's pci_stats) for requests that need them
+        weighed = {w["host"]: w["weighers"] for w in out["scheduler"]["instances"][0]["weighed"]}
+        assert weighed["cmp-a"]["RAMWeigher"]["raw"] == 30000
+        assert weighed["cmp-a"]["PCIWeigher"]["raw"] < weighed["cmp-b"]["PCIWeigher"]["raw"]
+        assert out["selected"] == ["cmp-b"]
+
+        status = main([*base, "--flavor", "m1.small", "--vcpus", "2"])
+        assert status == 2 and "--vcpus: the flavor's own values" in capsys.readouterr().err
+        status = main([*base, "--flavor", "m9.huge"])
+        err = capsys.readouterr().err
+        assert status == 3 and "no flavor named 'm9.huge'" in err and err.count("\n") == 1
+
+
+def test_aggregates_reach_the_host_states(cloud, engine):
+    placement_url, cell_url = cloud
+    with nova_api_db.nova_api(engine) as api_url:
+        source = NovaDatabaseHostStates(cell_url, read_aggregates(api_url))
+        result = run(REQUEST, lambda query: from_database(placement_url, query),
+                     SchedulerConfig(), source)
+    hosts = {h.label: h for h in result.schedule.instances[0].candidates}
+    assert sorted(a.name for a in hosts["cmp-a"].aggregates) == ["az1", "fast"]
+    assert hosts["cmp-a"].aggregate_values("availability_zone") == ["az1"]
+    assert hosts["cmp-f"].aggregates == []

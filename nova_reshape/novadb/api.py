@@ -1,0 +1,72 @@
+"""Read flavors and host aggregates from nova's API database, read-only.
+
+nova keeps both in the API database (``nova_api``): the scheduler takes the
+flavor of a boot request from there and the host aggregates (with their
+hosts and metadata) that the aggregate request filters and the aggregate
+filters use. Like the cell reader this opens the database through
+:func:`nova_reshape.novadb.readonly.read_only` (a read-only transaction,
+always rolled back) and reads each table with one set-based query.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+
+import sqlalchemy as sa
+
+from nova_reshape.novadb import api_tables as t
+from nova_reshape.novadb.objects import Flavor
+from nova_reshape.novadb.readonly import DatabaseReadError, read_only
+from nova_reshape.scheduler.host_state import Aggregate
+
+WHAT = "nova API database"
+
+
+class FlavorNotFound(DatabaseReadError):
+    """No flavor has the name (or flavor id) asked for."""
+
+
+def read_flavor(url: str, name: str) -> Flavor:
+    """The flavor named ``name`` (else whose flavorid is ``name``) with its extra specs."""
+    with read_only(url, WHAT) as connection:
+        return flavor_on(connection, name)
+
+
+def flavor_on(connection: sa.Connection, name: str) -> Flavor:
+    """As :func:`read_flavor`, on a read-only connection the caller opened."""
+    rows = connection.execute(
+        sa.select(t.flavors).where(sa.or_(t.flavors.c.name == name,
+                                          t.flavors.c.flavorid == name))).mappings().all()
+    # nova looks a name up before an id; both are unique on their own
+    row = next((r for r in rows if r["name"] == name), rows[0] if rows else None)
+    if row is None:
+        raise FlavorNotFound(f"{WHAT}: no flavor named {name!r}")
+    specs = connection.execute(
+        sa.select(t.flavor_extra_specs.c.key, t.flavor_extra_specs.c.value)
+        .where(t.flavor_extra_specs.c.flavor_id == row["id"])).all()
+    return Flavor(flavorid=str(row["flavorid"]), name=row["name"], vcpus=row["vcpus"],
+                  memory_mb=row["memory_mb"], root_gb=row["root_gb"] or 0,
+                  ephemeral_gb=row["ephemeral_gb"] or 0, swap=row["swap"] or 0,
+                  extra_specs={key: value or "" for key, value in specs})
+
+
+def read_aggregates(url: str) -> list[Aggregate]:
+    """Every host aggregate with its hosts and metadata, ordered by id."""
+    with read_only(url, WHAT) as connection:
+        return aggregates_on(connection)
+
+
+def aggregates_on(connection: sa.Connection) -> list[Aggregate]:
+    """As :func:`read_aggregates`, on a read-only connection the caller opened."""
+    hosts: dict[int, set[str]] = defaultdict(set)
+    for aggregate_id, host in connection.execute(
+            sa.select(t.aggregate_hosts.c.aggregate_id, t.aggregate_hosts.c.host)):
+        hosts[aggregate_id].add(host)
+    metadata: dict[int, dict[str, str]] = defaultdict(dict)
+    for aggregate_id, key, value in connection.execute(
+            sa.select(t.aggregate_metadata.c.aggregate_id, t.aggregate_metadata.c.key,
+                      t.aggregate_metadata.c.value)):
+        metadata[aggregate_id][key] = value or ""
+    rows = connection.execute(sa.select(t.aggregates).order_by(t.aggregates.c.id)).mappings()
+    return [Aggregate(name=row["name"] or "", hosts=frozenset(hosts[row["id"]]),
+                      metadata=metadata[row["id"]], uuid=row["uuid"]) for row in rows]
