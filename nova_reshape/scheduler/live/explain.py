@@ -61,7 +61,7 @@ class PlacementHostStates:
     def host_states(self, body: Mapping[str, Any], roots: Mapping[str, str],
                     conf: SchedulerConfig) -> list[HostState]:
         nodes = {uuid: {"host": name} for uuid, name in roots.items()}
-        return candidate_host_states(body, nodes, conf, self._aggregates)
+        return candidate_host_states(body, nodes, conf, self.aggregates())
 
 
 @dataclass
