@@ -214,6 +214,15 @@ def test_flavor_and_aggregates_from_the_api_database(cloud, engine, capsys):
         assert weighed["cmp-a"]["PCIWeigher"]["raw"] < weighed["cmp-b"]["PCIWeigher"]["raw"]
         assert out["selected"] == ["cmp-b"]
 
+        # the API database without the cell: aggregates and flavor, Placement's figures
+        status = main(["explain", "--placement-database", placement_url,
+                       "--nova-api-database", api_url, "--flavor", "2", "--az", "az1",
+                       "--format", "json"])
+        out = json.loads(capsys.readouterr().out)
+        assert status == 0 and out["request"]["flavor"] == "m1.small"
+        assert sorted(out["scheduler"]["instances"][0]["candidates"]) == ["cmp-a", "cmp-b"]
+        assert out["not_hosts"] == [] and out["dropped_by_filters"] == {}
+
         status = main([*base, "--flavor", "m1.small", "--vcpus", "2"])
         assert status == 2 and "--vcpus: the flavor's own values" in capsys.readouterr().err
         status = main([*base, "--flavor", "m9.huge"])
