@@ -7,9 +7,10 @@ and disk, allocation ratios, NUMA topology, free PCI device pools, the
 resource tracker's ``stats`` with num_instances, io_workload and
 failed_builds, hypervisor, cpu_info, supported instances, metrics), the
 ``services`` row of its host (disabled, forced down, last heartbeat) and the
-instances on it. :class:`NovaDatabaseHostStates` reads all of that in one
-read-only transaction (:func:`nova_reshape.novadb.reader.read_cell`) and
-describes each node in the scenario host vocabulary, so the HostState is
+instances of its host (nova keys them by service host, not by node).
+:class:`NovaDatabaseHostStates` reads all of that in one read-only
+transaction (:func:`nova_reshape.novadb.reader.read_cell`) and describes
+each node in the scenario host vocabulary, so the HostState is
 built by the same code as a scenario's.
 
 As in nova, a candidate root without a compute node row, or whose host has
@@ -24,12 +25,13 @@ ones nova's ComputeNode object falls back to: ``[DEFAULT]
 from __future__ import annotations
 
 import datetime
+from collections import defaultdict
 from collections.abc import Mapping, Sequence
 from typing import Any
 
 from nova_reshape.nova_conf import NovaConf
 from nova_reshape.novadb.reader import CellDataError, read_cell
-from nova_reshape.novadb.records import CellSnapshot, ComputeNodeRecord, ServiceRecord
+from nova_reshape.novadb.records import ComputeNodeRecord, ServiceRecord
 from nova_reshape.scheduler.config import SchedulerConfig
 from nova_reshape.scheduler.errors import ScenarioError
 from nova_reshape.scheduler.host_state import Aggregate, HostState
@@ -76,11 +78,12 @@ def _heartbeat_age(service: ServiceRecord, now: datetime.datetime) -> float | No
     return (now - heartbeat).total_seconds()
 
 
-def host_entry(snapshot: CellSnapshot, node: ComputeNodeRecord, service: ServiceRecord,
+def host_entry(node: ComputeNodeRecord, service: ServiceRecord, instances: Sequence[str],
                now: datetime.datetime, nova_conf: NovaConf) -> dict[str, Any]:
     """The scenario host entry nova's HostState.update_from_compute_node amounts to.
 
-    ``now`` is naive UTC, like the database's timestamps.
+    ``instances`` are the uuids of the instances of the node's host; ``now``
+    is naive UTC, like the database's timestamps.
     """
     stats = dict(node.stats)
     entry: dict[str, Any] = {
@@ -101,7 +104,7 @@ def host_entry(snapshot: CellSnapshot, node: ComputeNodeRecord, service: Service
         "stats": stats,
         "enabled": not service.disabled, "disabled_reason": service.disabled_reason,
         "forced_down": service.forced_down,
-        "instances": [instance.uuid for instance in snapshot.instances_on(node)],
+        "instances": list(instances),
         "supported_instances": [list(triple) for triple in node.supported_instances],
         "pci_device_pools": [{"vendor_id": pool.vendor_id, "product_id": pool.product_id,
                               "numa_node": pool.numa_node, "count": pool.count,
@@ -162,6 +165,10 @@ class NovaDatabaseHostStates:
         now = self.now or datetime.datetime.now(datetime.UTC).replace(tzinfo=None)
         by_uuid = {node.uuid: node for node in snapshot.compute_nodes if node.uuid}
         by_name = {node.hypervisor_hostname: node for node in snapshot.compute_nodes}
+        by_host: dict[str, list[str]] = defaultdict(list)
+        for instance in snapshot.instances:
+            if instance.host:
+                by_host[instance.host].append(instance.uuid)
         nodes: dict[str, dict[str, Any]] = {}
         self._skipped = []
         for uuid, summary in body.get("provider_summaries", {}).items():
@@ -176,7 +183,7 @@ class NovaDatabaseHostStates:
             if service is None:
                 self._skipped.append(f"{name}: host {node.host} has no nova-compute service")
                 continue
-            entry = host_entry(snapshot, node, service, now, self.nova_conf)
+            entry = host_entry(node, service, by_host.get(node.host, ()), now, self.nova_conf)
             entry["uuid"] = uuid
             nodes[uuid] = entry
         try:

@@ -32,6 +32,8 @@ UUIDS = {name: f"a0000000-0000-4000-8000-0000000000{i:02d}"
          for i, name in enumerate(["cmp-a", "cmp-b", "cmp-c", "cmp-d", "cmp-e", "cmp-f",
                                    "cmp-g"], start=1)}
 INSTANCE_ON_A = "b0000000-0000-4000-8000-000000000001"
+#: On host cmp-a but another node name: nova lists a host's instances by host.
+INSTANCE_ON_A_OTHER_NODE = "b0000000-0000-4000-8000-000000000002"
 GPU_POOLS = json.dumps(nova_db.envelope("PciDevicePoolList", "1.1", {"objects": [
     nova_db.envelope("PciDevicePool", "1.1", {
         "vendor_id": "10de", "product_id": "20b5", "numa_node": 0, "count": 2,
@@ -66,9 +68,11 @@ def _cell_rows(now: datetime.datetime) -> dict:
             node(6, "cmp-f", free_ram_mb=60000, stats=json.dumps({"io_workload": "9"})),
             node(7, "cmp-g", free_ram_mb=60000)],
         nova_db.instances: [{
-            "id": 1, "uuid": INSTANCE_ON_A, "host": "cmp-a", "node": "cmp-a", "vcpus": 2,
+            "id": row_id, "uuid": uuid, "host": "cmp-a", "node": node, "vcpus": 2,
             "memory_mb": 2048, "root_gb": 10, "ephemeral_gb": 0, "vm_state": "active",
-            "project_id": "p1", "user_id": "u1", "deleted": 0, "created_at": now}],
+            "project_id": "p1", "user_id": "u1", "deleted": 0, "created_at": now}
+            for row_id, uuid, node in ((1, INSTANCE_ON_A, "cmp-a"),
+                                       (2, INSTANCE_ON_A_OTHER_NODE, "cmp-a-old"))],
     }
 
 
@@ -132,7 +136,7 @@ def test_host_state_carries_novas_records(cloud):
     result = _explain(cloud)
     hosts = {host.label: host for host in result.schedule.instances[0].candidates}
     host = hosts["cmp-a"]
-    assert list(host.instances) == [INSTANCE_ON_A]
+    assert list(host.instances) == [INSTANCE_ON_A, INSTANCE_ON_A_OTHER_NODE]
     assert host.num_instances == 1 and host.num_io_ops == 0
     assert host.vcpus_used == 4 and host.total_usable_ram_mb == 131072
     assert host.pci_stats.free_count() == 2
