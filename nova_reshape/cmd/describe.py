@@ -23,7 +23,7 @@ from nova_reshape.hostfacts import collected as collected_mod
 from nova_reshape.hostfacts import describe, output
 from nova_reshape.novadb import cyborg, reader
 from nova_reshape.novadb.readonly import BadDatabaseURL, DatabaseReadError, display_url
-from nova_reshape.virt.host import HostDescriptionError
+from nova_reshape.virt.host import HostDescriptionError, parse_host
 
 EXIT_OK, EXIT_FAILED, EXIT_BAD_INPUT = 0, 1, 2
 PROGRAM = "nova-reshape-manage"
@@ -83,6 +83,10 @@ def _describe_hosts(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     os.makedirs(args.output, exist_ok=True)
     descriptions = [describe.describe_host(snapshot, host, collected.get(host), accelerators)
                     for host in snapshot.hosts()]
+    # What the migration would refuse is refused here, before any file is written.
+    for description in descriptions:
+        parse_host(description.document,
+                   os.path.join(args.output, output.file_name(description.host)))
     for description in descriptions:
         sources = [f"nova database {display_url(args.nova_database)}: compute_nodes, "
                    "services, instances, instance_extra, pci_devices, migrations"]
