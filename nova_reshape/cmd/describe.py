@@ -3,14 +3,15 @@
 ::
 
     nova-reshape-manage placement describe_hosts --nova-database URL \\
-        [--host NAME]... [--collected DIR] [--cyborg-database URL] --output DIR
+        [--host NAME]... [--collected DIR] [--cyborg-database URL] \\
+        [--nova-config FILE]... --output DIR
 
 Reads nova's cell database (and Cyborg's) read-only and writes one host
 description per service host to ``DIR/<host>.yaml``, merging what ``host
-collect`` found on each hypervisor. See docs/describe-hosts.md.
+collect`` found on each hypervisor and what the hosts' nova.conf says. See docs/describe-hosts.md.
 
 Exit status: 0 written; 1 a database could not be read; 2 bad input (URL,
-unknown host, unreadable collected file, output directory).
+unknown host, unreadable collected file or nova.conf, output directory).
 """
 
 from __future__ import annotations
@@ -21,6 +22,7 @@ from typing import Any, TextIO
 
 from nova_reshape.hostfacts import collected as collected_mod
 from nova_reshape.hostfacts import describe, output
+from nova_reshape.nova_conf import NovaConfError, load_nova_conf
 from nova_reshape.novadb import cyborg, reader
 from nova_reshape.novadb.readonly import BadDatabaseURL, DatabaseReadError, display_url
 from nova_reshape.virt.host import HostDescriptionError, parse_host
@@ -41,6 +43,10 @@ def add_parser(actions: Any) -> None:
                         help="directory of files written by 'host collect' to merge")
     parser.add_argument("--cyborg-database", metavar="URL",
                         help="SQLAlchemy URL of Cyborg's database (read only), for accelerators")
+    parser.add_argument("--nova-config", action="append", metavar="FILE", dest="nova_configs",
+                        default=[], help="the hosts' nova.conf (repeatable, later files win): "
+                        "PCI device_spec tags, enabled_mdev_types, CPU sets nova's database "
+                        "lacks")
     parser.add_argument("--output", metavar="DIR", required=True,
                         help="directory to write <host>.yaml files into (created if missing)")
     parser.set_defaults(run=describe_hosts, verbose=False)
@@ -55,7 +61,7 @@ def describe_hosts(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     except DatabaseReadError as error:
         err.write(f"{PROGRAM}: error: {error}\n")
         return EXIT_FAILED
-    except HostDescriptionError as error:
+    except (HostDescriptionError, NovaConfError) as error:
         err.write(f"{PROGRAM}: error: {error}\n")
         return EXIT_BAD_INPUT
     except OSError as error:
@@ -68,6 +74,7 @@ def _describe_hosts(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     if os.path.exists(args.output) and not os.path.isdir(args.output):
         err.write(f"{PROGRAM}: error: --output {args.output}: not a directory\n")
         return EXIT_BAD_INPUT
+    conf = load_nova_conf(args.nova_configs) if args.nova_configs else None
     collected = collected_mod.load_collected_dir(args.collected) if args.collected else {}
     snapshot = reader.read_cell(args.nova_database, args.hosts)
     missing = describe.unknown_hosts(args.hosts, snapshot)
@@ -81,7 +88,8 @@ def _describe_hosts(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
             err.write(f"{PROGRAM}: warning: {collected[host].path}: host {host} has no "
                       "compute node in the nova database; not used\n")
     os.makedirs(args.output, exist_ok=True)
-    descriptions = [describe.describe_host(snapshot, host, collected.get(host), accelerators)
+    descriptions = [describe.describe_host(snapshot, host, collected.get(host), accelerators,
+                                           conf)
                     for host in snapshot.hosts()]
     # What the migration would refuse is refused here, before any file is written.
     for description in descriptions:
@@ -92,6 +100,8 @@ def _describe_hosts(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
                    "services, instances, instance_extra, pci_devices, migrations"]
         if description.host in collected:
             sources.append(f"host collect: {collected[description.host].path}")
+        if args.nova_configs:
+            sources.append(f"nova.conf: {', '.join(args.nova_configs)}")
         if args.cyborg_database:
             sources.append(f"cyborg database {display_url(args.cyborg_database)}")
         comment = output.header(
