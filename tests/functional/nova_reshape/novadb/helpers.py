@@ -26,6 +26,20 @@ def load_output(directory: str) -> dict[str, dict]:
     return documents
 
 
+def collect(root, host: str):
+    """Run ``host collect`` over the fake hypervisor (tests/fixtures/hypervisor.py) under
+    ``root``; the directory holding the collected file."""
+    from tests.fixtures import hypervisor
+
+    sysfs, qemu = hypervisor.build(root)
+    collected = root / "collected"
+    collected.mkdir()
+    code, _, err = run("host", "collect", "--output", str(collected), "--host", host,
+                       "--sysfs-root", sysfs, "--libvirt-xml-dir", qemu)
+    assert code == 0, err
+    return collected
+
+
 def header(path: str) -> list[str]:
     with open(path, encoding="utf-8") as stream:
         return [line.rstrip("\n") for line in stream if line.startswith("#")]

@@ -6,7 +6,7 @@ import pytest
 
 from tests.fixtures import hypervisor as hv
 from tests.fixtures import nova_db as fx
-from tests.functional.nova_reshape.novadb.helpers import header, load_output, run
+from tests.functional.nova_reshape.novadb.helpers import collect, header, load_output, run
 
 NOVA_CONF = """\
 [pci]
@@ -28,12 +28,7 @@ def described(nova_db_url, tmp_path_factory):
     root = tmp_path_factory.mktemp("conf")
     conf = root / "nova.conf"
     conf.write_text(NOVA_CONF)
-    sysfs, qemu = hv.build(root)
-    collected = root / "collected"
-    collected.mkdir()
-    code, _, err = run("host", "collect", "--output", str(collected), "--host", fx.CMP1,
-                       "--sysfs-root", sysfs, "--libvirt-xml-dir", qemu)
-    assert code == 0, err
+    collected = collect(root, fx.CMP1)
     output = root / "hosts"
     code, _, err = run("placement", "describe_hosts", "--nova-database", nova_db_url,
                        "--collected", str(collected), "--nova-config", str(conf),
