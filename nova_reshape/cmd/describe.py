@@ -52,15 +52,17 @@ def add_parser(actions: Any) -> None:
     parser.set_defaults(run=describe_hosts, verbose=False)
 
 
+def database_error(error: BadDatabaseURL | DatabaseReadError, err: TextIO) -> int:
+    """One line for a database nova-reshape could not read; the exit status."""
+    err.write(f"{PROGRAM}: error: {error}\n")
+    return EXIT_BAD_INPUT if isinstance(error, BadDatabaseURL) else EXIT_FAILED
+
+
 def describe_hosts(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     try:
         return _describe_hosts(args, out, err)
-    except BadDatabaseURL as error:
-        err.write(f"{PROGRAM}: error: {error}\n")
-        return EXIT_BAD_INPUT
-    except DatabaseReadError as error:
-        err.write(f"{PROGRAM}: error: {error}\n")
-        return EXIT_FAILED
+    except (BadDatabaseURL, DatabaseReadError) as error:
+        return database_error(error, err)
     except (HostDescriptionError, NovaConfError) as error:
         err.write(f"{PROGRAM}: error: {error}\n")
         return EXIT_BAD_INPUT

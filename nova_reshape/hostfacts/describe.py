@@ -86,11 +86,11 @@ def describe_host(snapshot: CellSnapshot, host: str, collected: CollectedHost | 
 
 
 def _sources(document: dict[str, Any]) -> dict[str, list[str]]:
-    """Take the ``_sources`` bookkeeping out of a node document (see HostDescription)."""
-    sources = document.pop("_sources", {})
-    for name in document:
-        if name not in ("nodename", "consumers") and name not in sources:
-            sources[name] = [NOVA_DB]
+    """Take the ``_sources`` bookkeeping out of a node document (see HostDescription);
+    facts in the document's order, nova's database where nothing else was recorded."""
+    recorded = document.pop("_sources", {})
+    sources = {name: recorded.get(name, [NOVA_DB]) for name in document
+               if name not in ("nodename", "consumers")}
     for consumer in document.get("consumers", []):
         used = [NOVA_DB]
         if "mdevs" in consumer:
@@ -134,7 +134,9 @@ def _node(snapshot: CellSnapshot, node: ComputeNodeRecord, collected: CollectedH
             document["accelerators"] = [accelerator.as_description()
                                         for accelerator in accelerators]
             sources["accelerators"] = [CYBORG_DB]
-    consumers = _consumers(snapshot, node, collected, cyborg, notes)
+    # Devices of neutron's SR-IOV ports are not in Placement: no consumer holds them there.
+    neutron = {device["address"] for device in devices if device.get("physical_network")}
+    consumers = _consumers(snapshot, node, collected, cyborg, neutron, notes)
     if consumers:
         document["consumers"] = consumers
     document["_sources"] = sources
@@ -293,8 +295,10 @@ def _held(devices: Iterable[PciDevice]) -> dict[str, list[str]]:
 
 
 def _consumers(snapshot: CellSnapshot, node: ComputeNodeRecord, collected: CollectedHost | None,
-               cyborg: CyborgSnapshot | None, notes: list[str]) -> list[dict[str, Any]]:
-    held = _held(snapshot.pci_devices_of(node))
+               cyborg: CyborgSnapshot | None, neutron: set[str],
+               notes: list[str]) -> list[dict[str, Any]]:
+    held = {uuid: [address for address in addresses if address not in neutron]
+            for uuid, addresses in _held(snapshot.pci_devices_of(node)).items()}
     mdevs: dict[str, list[dict[str, str]]] = {}
     for mdev in collected.mdevs if collected is not None else ():
         if mdev.instance:
