@@ -162,8 +162,8 @@ def test_conflicts_between_sources_refuse_one_line_each(engine, tmp_path, case):
         expected = (f"cmp-1.example.org: [source_conflict] instance {uuid} asks "
                     "resources:VGPU but no collected file of the host (host collect) gives "
                     "it no mediated device")
-    content = _with({fx.instances: [fx._instance(50, uuid, host, node, 2, 2048)],
-                     fx.instance_extra: [fx._extra(50, uuid, fx.flavor_info(flavor))]})
+    content = _with({fx.instances: [fx.instance_row(50, uuid, host, node, 2, 2048)],
+                     fx.instance_extra: [fx.extra_row(50, uuid, fx.flavor_info(flavor))]})
     with nova_cell(engine, content=content) as nova_url:
         url, conf = flat_placement(engine, [], tmp_path)
         code, text, err = run("--config-file", conf, "placement",
