@@ -17,6 +17,7 @@ import pytest
 import yaml
 
 from nova_reshape.cmd import manage
+from nova_reshape.compute import preflight
 from placement_wsgi.direct import PlacementDirect
 from tests.fixtures import nova_db as fx
 from tests.fixtures.config import make_conf
@@ -190,3 +191,52 @@ def test_a_missing_nova_database_is_one_line(tmp_path):
                           f"sqlite:///{tmp_path}/missing/nova.sqlite")
     assert code == manage.EXIT_BAD_INPUT, text + err
     assert err.count("\n") == 1 and "nova.sqlite: no such file" in err
+
+
+def test_collected_facts_nova_does_not_know_refuse(engine, tmp_path):
+    from tests.fixtures import hypervisor as hv
+    from tests.functional.nova_reshape.novadb.helpers import collect
+
+    collected = collect(tmp_path, fx.CMP1)
+    with nova_cell(engine) as nova_url:
+        _, conf = flat_placement(engine, [], tmp_path / "placement")
+        code, text, err = run("--config-file", conf, "placement",
+                              "migrate_compute_inventory", "--nova-database", nova_url,
+                              "--collected", str(collected))
+    assert code == manage.EXIT_REFUSED, text + err
+    conflicts = [line for line in text.splitlines() if "[source_conflict]" in line]
+    assert len(conflicts) == 2
+    assert f"host collect could not read everything: domain {hv.GHOST_DOMAIN} uses" \
+        in conflicts[1]
+    assert "broken.xml: not a domain definition" in conflicts[0]
+    assert all(line.startswith("cmp-1.example.org: ") for line in conflicts)
+    assert text.splitlines()[-1] == (f"refused: {len(conflicts)} conflict(s) between the "
+                                     "sources; nothing written")
+
+
+def test_collected_devices_that_contradict_nova_refuse(engine, tmp_path):
+    from nova_reshape.hostfacts import collected
+
+    ghost = "60000000-0000-4000-8000-0000000000ff"
+    mdev = "50000000-0000-4000-8000-0000000000ff"
+    host = collected.CollectedHost(
+        host=fx.CMP1, gpus=(collected.CollectedGpu(fx.GPU_HELD, {"nvidia-35": 2}),),
+        mdevs=(collected.CollectedMdev(mdev, fx.GPU_HELD, "nvidia-35", ghost),))
+    (tmp_path / "collected").mkdir()
+    path = tmp_path / "collected" / "cmp-1.yaml"
+    path.write_text(collected.dump(host))
+    with nova_cell(engine) as nova_url:
+        _, conf = flat_placement(engine, [], tmp_path / "placement")
+        code, text, err = run("--config-file", conf, "placement",
+                              "migrate_compute_inventory", "--nova-database", nova_url,
+                              "--collected", str(tmp_path / "collected"))
+    assert code == manage.EXIT_REFUSED, text + err
+    assert text.splitlines()[:2] == [
+        f"cmp-1.example.org: [source_conflict] PCI device {fx.GPU_HELD} is a type-PCI "
+        f"passthrough device in nova's database but a GPU for mediated devices in {path}. "
+        f"Fix: {FIX}.",
+        f"cmp-1.example.org: [source_conflict] {path}: domain {ghost} holds mediated device "
+        f"{mdev} but nova has no instance of that uuid on this node. Fix: {FIX}."]
+
+
+FIX = preflight.FAILURE_CLASSES["source_conflict"][1]
