@@ -89,18 +89,20 @@ def test_one_step_equals_host_files(engine, tmp_path):
     with nova_cell(engine) as nova_url:
         documents = described(nova_url, tmp_path / "hosts")
         before = fx.checksums(nova_url)
+        consumers = consumers_of(documents)
+        # One fresh Placement database at a time (the servers reuse theirs per engine).
         files_url, files_conf = flat_placement(engine, documents, tmp_path / "a")
-        nova_placement_url, nova_conf = flat_placement(engine, documents, tmp_path / "b")
         code, text, err = run("--config-file", files_conf, "placement",
                               "migrate_compute_inventory", "--host-file",
                               str(tmp_path / "hosts"))
         assert code == 0, text + err
+        from_files = state(files_url, consumers)
+        nova_placement_url, nova_conf = flat_placement(engine, documents, tmp_path / "b")
         code, text, err = run("--config-file", nova_conf, "placement",
                               "migrate_compute_inventory", "--nova-database", nova_url)
         assert code == 0, text + err
         assert "cmp-1.example.org: migrated" in text and "bm-0001: skipped" in text
-        consumers = consumers_of(documents)
-        from_files, from_nova = state(files_url, consumers), state(nova_placement_url, consumers)
+        from_nova = state(nova_placement_url, consumers)
         assert from_nova == from_files
         trees, allocations = from_nova
         assert trees["cmp-1.example.org"]["inventory"]["PCPU"] == 8
