@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import argparse
 import dataclasses
+import json
 from typing import Any, TextIO
 
 from nova_reshape.cmd.describe import database_error
@@ -81,12 +82,22 @@ def hosts_from_nova(args: argparse.Namespace, conf: NovaConf | None, out: TextIO
     if args.dry_run and args.format == "text":
         write_sources(described.sources, out)
     if described.findings:
-        for finding in described.findings:
-            out.write(f"{finding}\n")
-        out.write(f"refused: {len(described.findings)} conflict(s) between the sources; "
-                  "nothing written\n")
+        write_refusal(described.findings, args.dry_run, args.format, out)
         return EXIT_REFUSED
     return described.hosts
+
+
+def write_refusal(findings: list[Finding], dry_run: bool, output_format: str,
+                  out: TextIO) -> None:
+    """The conflicts, one line each (text) or as the JSON report's findings."""
+    if output_format == "json":
+        json.dump({"dry_run": dry_run, "exit_code": EXIT_REFUSED,
+                   "findings": [finding.as_dict() for finding in findings]}, out, indent=2)
+        out.write("\n")
+        return
+    for finding in findings:
+        out.write(f"{finding}\n")
+    out.write(f"refused: {len(findings)} conflict(s) between the sources; nothing written\n")
 
 
 def write_sources(sources: dict[str, dict[str, list[str]]], out: TextIO) -> None:

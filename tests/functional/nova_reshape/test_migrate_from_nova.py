@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import contextlib
 import io
+import json
 import os
 
 import pytest
@@ -171,6 +172,9 @@ def test_conflicts_between_sources_refuse_one_line_each(engine, tmp_path, case):
         url, conf = flat_placement(engine, [], tmp_path)
         code, text, err = run("--config-file", conf, "placement",
                               "migrate_compute_inventory", "--nova-database", nova_url)
+        _, json_text, _ = run("--config-file", conf, "placement",
+                              "migrate_compute_inventory", "--nova-database", nova_url,
+                              "--format", "json", "--dry-run")
     assert code == manage.EXIT_REFUSED, text + err
     lines = text.splitlines()
     assert [line for line in lines if "[source_conflict]" in line] == [
@@ -178,6 +182,10 @@ def test_conflicts_between_sources_refuse_one_line_each(engine, tmp_path, case):
     assert len(lines) == 2 and lines[-1].startswith("refused: 1 conflict(s)")
     with PlacementDirect(make_conf(url)) as placement:
         assert helpers.ok(placement.get("/resource_providers"))["resource_providers"] == []
+    report = json.loads(json_text)
+    assert report["exit_code"] == manage.EXIT_REFUSED and report["dry_run"]
+    assert [finding["code"] for finding in report["findings"]] == ["source_conflict"]
+    assert expected.split("] ", 1)[1] in report["findings"][0]["message"]
 
 
 def test_host_file_and_nova_database_are_exclusive(tmp_path, capsys):
