@@ -10,6 +10,11 @@
 # guest's VCPU now PCPU, the disabled compute still disabled), and re-run to
 # show that nothing changes the second time. Options: --hosts N,
 # --instances N, --keep DIR (keep the database and host files).
+#
+# ./run_demo.sh --from-nova-db runs the rehearsal from databases alone
+# (tools/demo_from_nova.py): a nova cell database and a collected mdev file,
+# describe_hosts, then migrate_compute_inventory --nova-database: dry run
+# (which source gave which fact), migrate, re-run.
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")"
 tools/ensure_venv.sh

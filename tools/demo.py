@@ -16,6 +16,9 @@
 5. runs it once more to show that a migrated deployment is left alone.
 
     python tools/demo.py [--hosts 2] [--instances 4] [--keep DIR]
+
+With ``--from-nova-db`` the rehearsal starts from a nova cell database
+instead of generated host files (tools/demo_from_nova.py).
 """
 
 from __future__ import annotations
@@ -29,6 +32,7 @@ TOOLS = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.dirname(TOOLS))
 sys.path.insert(0, TOOLS)
 
+import demo_from_nova  # noqa: E402
 import generate_deployment  # noqa: E402
 
 from nova_reshape.cmd import manage, render  # noqa: E402
@@ -101,12 +105,21 @@ def main(argv: list[str] | None = None) -> int:
                         help="instances per host (default 4)")
     parser.add_argument("--keep", metavar="DIR",
                         help="write the database and host files here and keep them")
+    parser.add_argument("--from-nova-db", action="store_true",
+                        help="start from a nova cell database and a collected file "
+                        "(describe, dry run, migrate, re-run); --hosts/--instances unused")
     args = parser.parse_args(argv)
+
+    def rehearse(directory: str) -> int:
+        if args.from_nova_db:
+            return demo_from_nova.run(directory)
+        return run(directory, args.hosts, args.instances)
+
     if args.keep:
         os.makedirs(args.keep, exist_ok=True)
-        return run(args.keep, args.hosts, args.instances)
+        return rehearse(args.keep)
     with tempfile.TemporaryDirectory(prefix="nova-reshape-demo-") as directory:
-        return run(directory, args.hosts, args.instances)
+        return rehearse(directory)
 
 
 if __name__ == "__main__":

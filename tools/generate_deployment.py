@@ -208,6 +208,23 @@ def write_ironic(placement: Any, hostname: str, seed: int) -> int:
     return 3
 
 
+def write_described(placement: Any, document: dict[str, Any], seed: int = 0) -> int:
+    """Flat Placement data for an existing host description (e.g. one describe_hosts
+    wrote): the node's root as an older release reported it and every consumer's
+    allocations on it, sized as :func:`flat_inventory` and :func:`flat_allocations`
+    size the generated hosts'. Returns the number of requests."""
+    calls = 0
+    for node in document["nodes"]:
+        if node.get("hypervisor_type") == "ironic":
+            _ok(placement.post("/resource_providers", json={
+                "uuid": node["uuid"], "name": node["nodename"]}, microversion="1.20"),
+                "create provider")
+            calls += 1
+        else:
+            calls += write_host(placement, {"gpus": [], "consumers": [], **node}, seed)
+    return calls
+
+
 def generate(placement: Any, out_dir: str, hosts: int, gpus: int = 4, instances: int = 16,
              ironic: int = 0, seed: int = 0, prefix: str = "cmp",
              progress: Any = None, kinds: tuple[str, ...] = KINDS) -> Summary:

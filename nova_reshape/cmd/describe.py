@@ -3,14 +3,15 @@
 ::
 
     nova-reshape-manage placement describe_hosts --nova-database URL \\
-        [--host NAME]... [--collected DIR] [--cyborg-database URL] --output DIR
+        [--host NAME]... [--collected DIR] [--cyborg-database URL] \\
+        [--nova-config FILE]... --output DIR
 
 Reads nova's cell database (and Cyborg's) read-only and writes one host
 description per service host to ``DIR/<host>.yaml``, merging what ``host
-collect`` found on each hypervisor. See docs/describe-hosts.md.
+collect`` found on each hypervisor and what the hosts' nova.conf says. See docs/describe-hosts.md.
 
 Exit status: 0 written; 1 a database could not be read; 2 bad input (URL,
-unknown host, unreadable collected file, output directory).
+unknown host, unreadable collected file or nova.conf, output directory).
 """
 
 from __future__ import annotations
@@ -21,9 +22,10 @@ from typing import Any, TextIO
 
 from nova_reshape.hostfacts import collected as collected_mod
 from nova_reshape.hostfacts import describe, output
+from nova_reshape.nova_conf import NovaConfError, load_nova_conf
 from nova_reshape.novadb import cyborg, reader
 from nova_reshape.novadb.readonly import BadDatabaseURL, DatabaseReadError, display_url
-from nova_reshape.virt.host import HostDescriptionError
+from nova_reshape.virt.host import HostDescriptionError, parse_host
 
 EXIT_OK, EXIT_FAILED, EXIT_BAD_INPUT = 0, 1, 2
 PROGRAM = "nova-reshape-manage"
@@ -41,21 +43,27 @@ def add_parser(actions: Any) -> None:
                         help="directory of files written by 'host collect' to merge")
     parser.add_argument("--cyborg-database", metavar="URL",
                         help="SQLAlchemy URL of Cyborg's database (read only), for accelerators")
+    parser.add_argument("--nova-config", action="append", metavar="FILE", dest="nova_configs",
+                        default=[], help="the hosts' nova.conf (repeatable, later files win): "
+                        "PCI device_spec tags, enabled_mdev_types, CPU sets nova's database "
+                        "lacks")
     parser.add_argument("--output", metavar="DIR", required=True,
                         help="directory to write <host>.yaml files into (created if missing)")
     parser.set_defaults(run=describe_hosts, verbose=False)
 
 
+def database_error(error: BadDatabaseURL | DatabaseReadError, err: TextIO) -> int:
+    """One line for a database nova-reshape could not read; the exit status."""
+    err.write(f"{PROGRAM}: error: {error}\n")
+    return EXIT_BAD_INPUT if isinstance(error, BadDatabaseURL) else EXIT_FAILED
+
+
 def describe_hosts(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     try:
         return _describe_hosts(args, out, err)
-    except BadDatabaseURL as error:
-        err.write(f"{PROGRAM}: error: {error}\n")
-        return EXIT_BAD_INPUT
-    except DatabaseReadError as error:
-        err.write(f"{PROGRAM}: error: {error}\n")
-        return EXIT_FAILED
-    except HostDescriptionError as error:
+    except (BadDatabaseURL, DatabaseReadError) as error:
+        return database_error(error, err)
+    except (HostDescriptionError, NovaConfError) as error:
         err.write(f"{PROGRAM}: error: {error}\n")
         return EXIT_BAD_INPUT
     except OSError as error:
@@ -68,6 +76,7 @@ def _describe_hosts(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     if os.path.exists(args.output) and not os.path.isdir(args.output):
         err.write(f"{PROGRAM}: error: --output {args.output}: not a directory\n")
         return EXIT_BAD_INPUT
+    conf = load_nova_conf(args.nova_configs) if args.nova_configs else None
     collected = collected_mod.load_collected_dir(args.collected) if args.collected else {}
     snapshot = reader.read_cell(args.nova_database, args.hosts)
     missing = describe.unknown_hosts(args.hosts, snapshot)
@@ -81,13 +90,20 @@ def _describe_hosts(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
             err.write(f"{PROGRAM}: warning: {collected[host].path}: host {host} has no "
                       "compute node in the nova database; not used\n")
     os.makedirs(args.output, exist_ok=True)
-    descriptions = [describe.describe_host(snapshot, host, collected.get(host), accelerators)
+    descriptions = [describe.describe_host(snapshot, host, collected.get(host), accelerators,
+                                           conf)
                     for host in snapshot.hosts()]
+    # What the migration would refuse is refused here, before any file is written.
+    for description in descriptions:
+        parse_host(description.document,
+                   os.path.join(args.output, output.file_name(description.host)))
     for description in descriptions:
         sources = [f"nova database {display_url(args.nova_database)}: compute_nodes, "
                    "services, instances, instance_extra, pci_devices, migrations"]
         if description.host in collected:
             sources.append(f"host collect: {collected[description.host].path}")
+        if args.nova_configs:
+            sources.append(f"nova.conf: {', '.join(args.nova_configs)}")
         if args.cyborg_database:
             sources.append(f"cyborg database {display_url(args.cyborg_database)}")
         comment = output.header(

@@ -3,7 +3,8 @@
 ::
 
     nova-reshape-manage [--config-file FILE]... placement migrate_compute_inventory \\
-        --host-file PATH [--host-file PATH]... [--dry-run] [--verbose] \\
+        (--host-file PATH... | --nova-database URL [--collected DIR] \\
+        [--cyborg-database URL]) [--dry-run] [--verbose] \\
         [--format text|json] [--progress] [--workers N] [--target-release RELEASE] \\
         [--numa-in-placement] [--nova-config FILE]... [--allow-vgpu-mismatch]
     nova-reshape-manage placement migrate_compute_inventory --host-file PATH ... \\
@@ -48,7 +49,7 @@ import requests
 import sqlalchemy as sa
 
 from nova_reshape import exception
-from nova_reshape.cmd import collect, describe, render
+from nova_reshape.cmd import collect, describe, from_nova, render
 from nova_reshape.compute import conf_check, migrate, parallel, preflight
 from nova_reshape.nova_conf import NovaConfError, load_nova_conf
 from nova_reshape.progress import progress_callback
@@ -100,9 +101,11 @@ def build_parser() -> argparse.ArgumentParser:
         "--header", action="append", metavar="NAME:VALUE", dest="headers", default=[],
         help="extra header for --placement-url, e.g. 'X-Roles: admin,service' for a "
         "noauth2 service (the reshaper needs the service role); repeatable")
-    migrate_parser.add_argument(
-        "--host-file", action="append", metavar="PATH", dest="host_files", required=True,
+    hosts_from = migrate_parser.add_mutually_exclusive_group(required=True)
+    hosts_from.add_argument(
+        "--host-file", action="append", metavar="PATH", dest="host_files",
         help="host description file, or a directory of *.yaml files; repeatable")
+    from_nova.add_arguments(migrate_parser, hosts_from)
     migrate_parser.add_argument("--dry-run", action="store_true",
                                 help="check and show each node's trees and allocation moves; "
                                 "change nothing")
@@ -300,7 +303,12 @@ def print_nova_config(hosts: Sequence[Any], options: releases.DriverOptions,
 
 
 def migrate_compute_inventory(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
-    hosts = load_hosts(args.host_files)
+    if args.nova_database:
+        hosts = from_nova.hosts_from_nova(args, driver_options(args).nova_conf, out, err)
+        if isinstance(hosts, int):
+            return hosts
+    else:
+        hosts = load_hosts(args.host_files)
     if args.print_nova_config:
         return print_nova_config(hosts, driver_options(args), out)
     progress = progress_callback(err, args.format, force=args.progress)

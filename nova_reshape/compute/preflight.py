@@ -91,6 +91,11 @@ FAILURE_CLASSES: dict[str, tuple[str, str]] = {
         "the pinned guests would hold more PCPU than the dedicated CPU set provides",
         "add CPUs to cpu_dedicated_set (host file or nova.conf [compute]), or move pinned "
         "guests off the host on the old release"),
+    "source_conflict": (
+        "the sources of an in-memory description (nova's database, the collected file, "
+        "nova.conf, Cyborg's database) disagree, or one lacks what the node needs",
+        "correct the source the message names (run host collect again, set nova.conf, or "
+        "fix the guest on the old release), or describe the host in a host file"),
     "reshape_failed": (
         "the simulated reshape failed",
         "see the message and correct the host file"),

@@ -16,6 +16,7 @@ from collections.abc import Iterable, Mapping
 from typing import Any
 
 from nova_reshape.hostfacts.collected import CollectedHost
+from nova_reshape.nova_conf import DeviceSpec, NovaConf
 from nova_reshape.novadb.cyborg import CyborgSnapshot
 from nova_reshape.novadb.objects import CpuPolicy, InstanceNumaTopology, PciDevice, PciDeviceType
 from nova_reshape.novadb.records import CellSnapshot, ComputeNodeRecord, InstanceRecord
@@ -25,15 +26,23 @@ from nova_reshape.virt.host import canonical_address
 DESCRIBED_PCI_TYPES = (PciDeviceType.PCI, PciDeviceType.PF, PciDeviceType.VF)
 #: pci_devices statuses of devices that are gone from the host.
 GONE_STATUSES = ("removed", "deleted")
+#: Names of the sources a fact can come from (``HostDescription.sources``).
+NOVA_DB, COLLECTED, NOVA_CONF, CYBORG_DB = "nova DB", "collected file", "nova.conf", "cyborg DB"
 
 
 @dataclasses.dataclass
 class HostDescription:
-    """One host's document and the notes for its header."""
+    """One host's document, the notes for its header, and where each fact came from.
+
+    ``sources``: nodename -> fact (a node field, or ``consumer <uuid>``) -> the
+    source names (:data:`NOVA_DB`, :data:`COLLECTED`, :data:`NOVA_CONF`,
+    :data:`CYBORG_DB`) it was taken from.
+    """
 
     host: str
     document: dict[str, Any]
     notes: list[str]
+    sources: dict[str, dict[str, list[str]]] = dataclasses.field(default_factory=dict)
 
 
 def format_cpuset(cpus: Iterable[int]) -> str:
@@ -52,8 +61,15 @@ def format_cpuset(cpus: Iterable[int]) -> str:
 
 
 def describe_host(snapshot: CellSnapshot, host: str, collected: CollectedHost | None = None,
-                  cyborg: CyborgSnapshot | None = None) -> HostDescription:
-    """The host description of service host ``host`` (which must have compute nodes)."""
+                  cyborg: CyborgSnapshot | None = None,
+                  conf: NovaConf | None = None) -> HostDescription:
+    """The host description of service host ``host`` (which must have compute nodes).
+
+    ``conf`` (the host's nova.conf) adds what only it knows: the ``[pci]
+    device_spec`` tags of each device, which of a GPU's supported mdev types
+    ``[devices] enabled_mdev_types`` enables, and the ``[compute]`` CPU sets
+    when nova's database recorded none.
+    """
     notes: list[str] = []
     nodes = snapshot.nodes_of(host)
     libvirt_nodes = [node for node in nodes if not node.is_ironic]
@@ -61,16 +77,35 @@ def describe_host(snapshot: CellSnapshot, host: str, collected: CollectedHost | 
         notes.append(f"collected devices of {host} not merged: the host has "
                      f"{len(libvirt_nodes)} non-ironic nodes, not one")
         collected = None
-    documents = [_node(snapshot, node, collected, cyborg, notes) for node in nodes]
+    documents = [_node(snapshot, node, collected, cyborg, conf, notes) for node in nodes]
     if collected is not None:
         notes.extend(f"host collect: {error}" for error in collected.errors)
     return HostDescription(host=host, document={"version": 1, "host": host, "nodes": documents},
-                           notes=notes)
+                           notes=notes, sources={document["nodename"]: _sources(document)
+                                                 for document in documents})
+
+
+def _sources(document: dict[str, Any]) -> dict[str, list[str]]:
+    """Take the ``_sources`` bookkeeping out of a node document (see HostDescription);
+    facts in the document's order, nova's database where nothing else was recorded."""
+    recorded = document.pop("_sources", {})
+    sources = {name: recorded.get(name, [NOVA_DB]) for name in document
+               if name not in ("nodename", "consumers")}
+    for consumer in document.get("consumers", []):
+        used = [NOVA_DB]
+        if "mdevs" in consumer:
+            used.append(COLLECTED)
+        if "accelerators" in consumer:
+            used.append(CYBORG_DB)
+        sources[f"consumer {consumer['uuid']}"] = used
+    return sources
 
 
 def _node(snapshot: CellSnapshot, node: ComputeNodeRecord, collected: CollectedHost | None,
-          cyborg: CyborgSnapshot | None, notes: list[str]) -> dict[str, Any]:
+          cyborg: CyborgSnapshot | None, conf: NovaConf | None,
+          notes: list[str]) -> dict[str, Any]:
     document: dict[str, Any] = {"nodename": node.hypervisor_hostname}
+    sources: dict[str, list[str]] = {}
     if node.uuid:  # else the migration finds the root provider by name
         document["uuid"] = node.uuid
     document["hypervisor_type"] = node.hypervisor_type
@@ -82,37 +117,62 @@ def _node(snapshot: CellSnapshot, node: ComputeNodeRecord, collected: CollectedH
                      "'disabled' left out")
     else:
         document["disabled"] = service.disabled
-    document.update(_cpus_and_cells(node, notes))
+    document.update(_cpus_and_cells(node, conf, notes, sources))
     if collected is not None:
-        gpus = _gpus(node, collected, notes)
+        gpus = _gpus(node, collected, conf, notes)
         if gpus:
             document["gpus"] = gpus
-    devices = _pci_devices(snapshot, node, notes)
+            sources["gpus"] = [COLLECTED, NOVA_CONF] if conf and conf.enabled_mdev_types \
+                else [COLLECTED]
+    devices = _pci_devices(snapshot, node, conf, notes)
     if devices:
         document["pci_devices"] = devices
+        sources["pci_devices"] = [NOVA_DB, NOVA_CONF] if conf is not None else [NOVA_DB]
     if cyborg is not None:
         accelerators = cyborg.accelerators_of(node.hypervisor_hostname, node.host)
         if accelerators:
             document["accelerators"] = [accelerator.as_description()
                                         for accelerator in accelerators]
-    consumers = _consumers(snapshot, node, collected, cyborg, notes)
+            sources["accelerators"] = [CYBORG_DB]
+    # Devices of neutron's SR-IOV ports are not in Placement: no consumer holds them there.
+    neutron = {device["address"] for device in devices if device.get("physical_network")}
+    consumers = _consumers(snapshot, node, collected, cyborg, neutron, notes)
     if consumers:
         document["consumers"] = consumers
+    document["_sources"] = sources
     return document
 
 
-def _cpus_and_cells(node: ComputeNodeRecord, notes: list[str]) -> dict[str, Any]:
-    topology = node.numa_topology
-    if topology is None or not topology.cells:
+def _configured_cpus(conf: NovaConf | None) -> dict[str, str]:
+    """The ``[compute]`` CPU sets nova.conf sets (an empty set is left out)."""
+    if conf is None:
         return {}
+    return {key: format_cpuset(value)
+            for key, value in (("cpu_shared_set", conf.cpu_shared_set),
+                               ("cpu_dedicated_set", conf.cpu_dedicated_set)) if value}
+
+
+def _cpus_and_cells(node: ComputeNodeRecord, conf: NovaConf | None, notes: list[str],
+                    sources: dict[str, list[str]]) -> dict[str, Any]:
+    topology = node.numa_topology
+    configured = _configured_cpus(conf)
+    if topology is None or not topology.cells:
+        sources.update((key, [NOVA_CONF]) for key in configured)
+        return dict(configured)
     fields: dict[str, Any] = {}
     shared = frozenset().union(*(cell.shared for cell in topology.cells))
     dedicated = frozenset().union(*(cell.dedicated for cell in topology.cells))
-    if shared:
-        fields["cpu_shared_set"] = format_cpuset(shared)
-    if dedicated:
-        fields["cpu_dedicated_set"] = format_cpuset(dedicated)
-    if any(cell.legacy_pinning for cell in topology.cells):
+    legacy = any(cell.legacy_pinning for cell in topology.cells)
+    if legacy and configured:
+        # nova recorded every CPU as one set: nova.conf says how they are split.
+        fields.update(configured)
+        sources.update((key, [NOVA_CONF]) for key in configured)
+    else:
+        if shared:
+            fields["cpu_shared_set"] = format_cpuset(shared)
+        if dedicated:
+            fields["cpu_dedicated_set"] = format_cpuset(dedicated)
+    if legacy and not configured:
         notes.append(f"{node.hypervisor_hostname}: nova recorded no separate dedicated CPUs "
                      "(NUMA cells from before pcpuset, or no [compute] cpu_dedicated_set): "
                      "every CPU is counted as shared")
@@ -135,14 +195,18 @@ def _cpus_and_cells(node: ComputeNodeRecord, notes: list[str]) -> dict[str, Any]
     return fields
 
 
-def _gpus(node: ComputeNodeRecord, collected: CollectedHost,
+def _gpus(node: ComputeNodeRecord, collected: CollectedHost, conf: NovaConf | None,
           notes: list[str]) -> list[dict[str, Any]]:
     gpus = []
+    enabled = set(conf.enabled_mdev_types) if conf is not None else set()
     for gpu in collected.gpus:
         mdevs = collected.mdevs_of(gpu.address)
         used_types = sorted({mdev.type for mdev in mdevs if mdev.type})
+        enabled_here = sorted(enabled & set(gpu.mdev_types))
         if used_types:
             types = used_types
+        elif len(enabled_here) == 1:
+            types = enabled_here
         elif len(gpu.mdev_types) == 1:
             types = list(gpu.mdev_types)
         else:
@@ -167,7 +231,7 @@ def _physical_networks(instances: Iterable[InstanceRecord]) -> dict[str, str]:
     return networks
 
 
-def _pci_devices(snapshot: CellSnapshot, node: ComputeNodeRecord,
+def _pci_devices(snapshot: CellSnapshot, node: ComputeNodeRecord, conf: NovaConf | None,
                  notes: list[str]) -> list[dict[str, Any]]:
     networks = _physical_networks(snapshot.instances_on(node))
     described = []
@@ -186,8 +250,28 @@ def _pci_devices(snapshot: CellSnapshot, node: ComputeNodeRecord,
             entry["parent"] = canonical_address(device.parent_addr)
         if device.request_id in networks:
             entry["physical_network"] = networks[device.request_id]
+        spec = conf.spec_for(device.address, device.vendor_id, device.product_id) \
+            if conf is not None else None
+        if spec is not None:
+            entry.update(_spec_tags(spec, entry))
         described.append(entry)
     return described
+
+
+def _spec_tags(spec: DeviceSpec, entry: Mapping[str, Any]) -> dict[str, Any]:
+    """The Placement tags of the ``[pci] device_spec`` entry matching a device.
+
+    A physical network nova's database already gives is kept: whether the
+    two agree is the migration's check, against the same nova.conf.
+    """
+    tags: dict[str, Any] = {}
+    if spec.resource_class:
+        tags["resource_class"] = spec.resource_class
+    if spec.traits:
+        tags["traits"] = list(spec.traits)
+    if spec.physical_network and "physical_network" not in entry:
+        tags["physical_network"] = spec.physical_network
+    return tags
 
 
 def _numa(topology: InstanceNumaTopology | None) -> list[Any] | None:
@@ -211,8 +295,10 @@ def _held(devices: Iterable[PciDevice]) -> dict[str, list[str]]:
 
 
 def _consumers(snapshot: CellSnapshot, node: ComputeNodeRecord, collected: CollectedHost | None,
-               cyborg: CyborgSnapshot | None, notes: list[str]) -> list[dict[str, Any]]:
-    held = _held(snapshot.pci_devices_of(node))
+               cyborg: CyborgSnapshot | None, neutron: set[str],
+               notes: list[str]) -> list[dict[str, Any]]:
+    held = {uuid: [address for address in addresses if address not in neutron]
+            for uuid, addresses in _held(snapshot.pci_devices_of(node)).items()}
     mdevs: dict[str, list[dict[str, str]]] = {}
     for mdev in collected.mdevs if collected is not None else ():
         if mdev.instance:

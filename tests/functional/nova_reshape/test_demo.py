@@ -21,3 +21,23 @@ def test_demo_generates_migrates_and_reruns(tmp_path, capsys):
     assert "'VCPU': 2" in before and "'PCPU'" not in before
     assert "'PCPU': 2" in after.splitlines()[0] and "'VCPU'" not in after.splitlines()[0]
     assert (tmp_path / "placement.sqlite").exists()
+
+
+def test_demo_from_nova_db_describes_migrates_and_reruns(tmp_path, capsys):
+    demo = load_tool("demo")
+    assert demo.main(["--from-nova-db", "--keep", str(tmp_path)]) == 0
+    text = capsys.readouterr().out
+    described, dry_run = text.split("=== 4.")
+    dry_run, real = dry_run.split("=== 5.")
+    real, rerun = real.split("=== 6.")
+    assert "3 host description(s) written" in described
+    assert "cpu_policy: dedicated" in described and "mdevs:" in described
+    # the dry run says where each fact came from, then what would move
+    assert "  gpus: collected file\n" in dry_run and "  pci_devices: nova DB\n" in dry_run
+    assert "move VGPU 1 of consumer 10000000-0000-4000-8000-000000000003" in dry_run
+    assert "convert VCPU 2 to PCPU of consumer 10000000-0000-4000-8000-000000000001" in dry_run
+    assert "COMPUTE_STATUS_DISABLED" in dry_run
+    assert "Dry run: nothing changed." in dry_run
+    assert "cmp-1.example.org: migrated" in real and "bm-0001: skipped (ironic)" in real
+    assert rerun.rstrip().endswith("1 skipped, 2 unchanged. Done.")
+    assert (tmp_path / "nova.sqlite").exists() and (tmp_path / "placement.sqlite").exists()

@@ -1,44 +1,12 @@
-"""Run describe_hosts and check its files against the host description schema.
-
-The schema is extended here, in a copy, with the fields agreed for the
-format's next version (node ``disabled``, ``cpu_shared_set``,
-``cpu_dedicated_set``; consumer ``cpu_policy``) so the rest of each file is
-still validated by the real schema while those fields are pending.
-"""
+"""Run describe_hosts and load its files with the migration's own loader."""
 
 from __future__ import annotations
 
-import copy
 import io
-import json
 import os
 
-import jsonschema
-
 from nova_reshape.cmd import manage
-from nova_reshape.virt import host_schema
-from nova_reshape.virt.host import read_yaml
-
-PENDING_NODE_FIELDS = {
-    "disabled": {"type": "boolean"},
-    "cpu_shared_set": {"type": "string", "pattern": host_schema.CPUSET_STRING},
-    "cpu_dedicated_set": {"type": "string", "pattern": host_schema.CPUSET_STRING},
-}
-PENDING_CONSUMER_FIELDS = {"cpu_policy": {"enum": ["dedicated"]}}
-
-
-def extended_schema() -> dict:
-    schema = copy.deepcopy(host_schema.HOST_SCHEMA)
-    node = schema["properties"]["nodes"]["items"]
-    for name, rule in PENDING_NODE_FIELDS.items():
-        node["properties"].setdefault(name, rule)
-    consumer = node["properties"]["consumers"]["items"]
-    for name, rule in PENDING_CONSUMER_FIELDS.items():
-        consumer["properties"].setdefault(name, rule)
-    return schema
-
-
-VALIDATOR = jsonschema.Draft202012Validator(extended_schema())
+from nova_reshape.virt.host import load_hosts, read_yaml
 
 
 def run(*argv: str) -> tuple[int, str, str]:
@@ -48,14 +16,28 @@ def run(*argv: str) -> tuple[int, str, str]:
 
 
 def load_output(directory: str) -> dict[str, dict]:
-    """Every written file by host; each validated against the (extended) schema."""
+    """Every written file by host, after the migration's loader accepted them all."""
+    paths = [os.path.join(directory, name) for name in sorted(os.listdir(directory))]
+    load_hosts(paths)  # the real schema and cross-file checks; raises if any file is bad
     documents = {}
-    for name in sorted(os.listdir(directory)):
-        document = read_yaml(os.path.join(directory, name))
-        # JSON Schema wants string keys (huge_pages sizes are ints in YAML).
-        VALIDATOR.validate(json.loads(json.dumps(document)))
+    for path in paths:
+        document = read_yaml(path)
         documents[document["host"]] = document
     return documents
+
+
+def collect(root, host: str):
+    """Run ``host collect`` over the fake hypervisor (tests/fixtures/hypervisor.py) under
+    ``root``; the directory holding the collected file."""
+    from tests.fixtures import hypervisor
+
+    sysfs, qemu = hypervisor.build(root)
+    collected = root / "collected"
+    collected.mkdir()
+    code, _, err = run("host", "collect", "--output", str(collected), "--host", host,
+                       "--sysfs-root", sysfs, "--libvirt-xml-dir", qemu)
+    assert code == 0, err
+    return collected
 
 
 def header(path: str) -> list[str]:

@@ -6,18 +6,13 @@ import pytest
 
 from tests.fixtures import hypervisor as hv
 from tests.fixtures import nova_db as fx
-from tests.functional.nova_reshape.novadb.helpers import header, load_output, run
+from tests.functional.nova_reshape.novadb.helpers import collect, header, load_output, run
 
 
 @pytest.fixture(scope="module")
 def merged(nova_db_url, tmp_path_factory):
     root = tmp_path_factory.mktemp("hypervisor")
-    sysfs, qemu = hv.build(root)
-    collected_dir = root / "collected"
-    collected_dir.mkdir()
-    code, _, err = run("host", "collect", "--output", str(collected_dir), "--host", fx.CMP1,
-                       "--sysfs-root", sysfs, "--libvirt-xml-dir", qemu)
-    assert code == 0, err
+    collected_dir = collect(root, fx.CMP1)
     output = root / "hosts"
     code, _, err = run("placement", "describe_hosts", "--nova-database", nova_db_url,
                        "--collected", str(collected_dir), "--output", str(output))
