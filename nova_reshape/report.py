@@ -266,7 +266,7 @@ class SchedulerReportClient(AllocationMethods, ReportClientBase):
     def _create_resource_provider(self, context: Any, uuid: str, name: str,
                                   parent_provider_uuid: str | None = None
                                   ) -> dict[str, Any] | None:
-        """Create a provider and return its record (see nova-side.md §2.3)."""
+        """Create a provider and return its record."""
         payload: dict[str, Any] = {"uuid": uuid, "name": name}
         if parent_provider_uuid is not None:
             payload["parent_provider_uuid"] = parent_provider_uuid
@@ -529,7 +529,7 @@ class SchedulerReportClient(AllocationMethods, ReportClientBase):
 
     def update_from_provider_tree(self, context: Any, new_tree: ProviderTree,
                                   allocations: Mapping[str, Any] | None = None) -> None:
-        """Make Placement match ``new_tree`` (nova-side.md §2.6).
+        """Make Placement match ``new_tree``.
 
         Creates new providers top-down; with ``allocations`` (even ``{}``)
         sends one ``POST /reshaper`` carrying every provider's full inventory

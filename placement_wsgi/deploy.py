@@ -1,4 +1,4 @@
-"""Build the WSGI application for one configuration (design.md contract 2).
+"""Build the WSGI application for one configuration (see docs/architecture.md).
 
 ``loadapp(conf)`` may be called any number of times in one process; each
 app owns its database engine, policy enforcer and options. Nothing is kept
@@ -238,7 +238,7 @@ class FaultWrapper:
 
 
 def loadapp(conf: cfg.ConfigOpts, database: Database | None = None) -> Any:
-    """Return the WSGI application for ``conf`` (design.md contract 2).
+    """Return the WSGI application for ``conf`` (see docs/architecture.md).
 
     With ``[placement_database] sync_on_startup`` the schema is created or
     upgraded and the standard traits and resource classes are loaded.

@@ -1,4 +1,4 @@
-"""In-process Placement: the service without a server (design.md contract 4).
+"""In-process Placement: the service without a server (see docs/architecture.md).
 
 ``PlacementDirect(conf)`` builds the WSGI application for ``conf`` (its
 database, its options) and routes HTTP requests made with ``requests`` to

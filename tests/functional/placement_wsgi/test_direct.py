@@ -1,4 +1,4 @@
-"""PlacementDirect: the service in-process over wsgi-intercept (design.md contract 4)."""
+"""PlacementDirect: the service in-process over wsgi-intercept (see docs/architecture.md)."""
 
 from __future__ import annotations
 
