@@ -1,4 +1,4 @@
-"""Exceptions of the compute side, named as nova names them (nova-side.md §2.9).
+"""Exceptions of the compute side, named as nova names them.
 
 Callers written against nova catch these by name, so the names, parents and
 keyword arguments follow nova's. Each class has a ``msg_fmt`` filled from

@@ -1,4 +1,4 @@
-"""A local model of resource-provider trees (nova-side.md §1).
+"""A local model of resource-provider trees.
 
 The compute side keeps what it last saw of Placement in a ``ProviderTree``:
 one or more root providers (the compute node, plus every sharing provider

@@ -49,6 +49,7 @@ from nova_reshape.report_base import (
     retries,
     safe_connect,
 )
+from nova_reshape.report_setters import ProviderSetterMethods
 from nova_reshape.transport import Placement, http_placement
 from placement_wsgi.constants import SHARING_TRAIT
 
@@ -83,7 +84,7 @@ _SYNC_FAILURES = (
 )
 
 
-class SchedulerReportClient(AllocationMethods, ReportClientBase):
+class SchedulerReportClient(ProviderSetterMethods, AllocationMethods, ReportClientBase):
     """Client for Placement with a local provider-tree cache.
 
     ``placement``: the transport (see module docstring).
@@ -266,7 +267,7 @@ class SchedulerReportClient(AllocationMethods, ReportClientBase):
     def _create_resource_provider(self, context: Any, uuid: str, name: str,
                                   parent_provider_uuid: str | None = None
                                   ) -> dict[str, Any] | None:
-        """Create a provider and return its record (see nova-side.md §2.3)."""
+        """Create a provider and return its record."""
         payload: dict[str, Any] = {"uuid": uuid, "name": name}
         if parent_provider_uuid is not None:
             payload["parent_provider_uuid"] = parent_provider_uuid
@@ -358,99 +359,6 @@ class SchedulerReportClient(AllocationMethods, ReportClientBase):
             if not created:
                 raise exception.TraitCreationFailed(name=trait, error=created.text)
 
-    # -- per-provider setters -------------------------------------------------
-
-    def set_inventory_for_provider(self, context: Any, rp_uuid: str,
-                                   inv_data: Mapping[str, Mapping[str, Any]]) -> None:
-        """Replace the provider's inventory (``{}`` clears it) unless already equal."""
-        if not self._provider_tree.has_inventory_changed(rp_uuid, inv_data):
-            return
-        self._ensure_resource_classes(context, inv_data)
-        url = f"/resource_providers/{rp_uuid}/inventories"
-        generation = self._provider_tree.data(rp_uuid).generation
-        payload = {"resource_provider_generation": generation,
-                   "inventories": dict(inv_data or {})}
-        response = self.put(url, payload, version=ALLOW_RESERVED_EQUAL_TOTAL_INVENTORY_VERSION,
-                            context=context)
-        if response.status_code == 200:
-            data = response.json()
-            self._provider_tree.update_inventory(
-                rp_uuid, data["inventories"], generation=data["resource_provider_generation"])
-            return
-        LOG.error("Failed to update inventory to [%s] for resource provider with UUID %s. "
-                  "Got %s: %s", inv_data, rp_uuid, response.status_code, response.text)
-        if response.status_code == 409:
-            error = error_of(response)
-            if error.get("code") == "placement.inventory.inuse":
-                raise exception.InventoryInUse(error.get("detail", response.text))
-            raise exception.ResourceProviderUpdateConflict(
-                uuid=rp_uuid, generation=generation, error=response.text)
-        raise exception.ResourceProviderUpdateFailed(url=url, error=response.text)
-
-    def set_traits_for_provider(self, context: Any, rp_uuid: str, traits: Iterable[str],
-                                generation: int | None = None) -> None:
-        """Replace the provider's traits unless already equal (creating traits first)."""
-        traits = list(traits or [])
-        if not self._provider_tree.have_traits_changed(rp_uuid, traits):
-            return
-        self._ensure_traits(context, traits)
-        url = f"/resource_providers/{rp_uuid}/traits"
-        generation = generation or self._provider_tree.data(rp_uuid).generation
-        payload = {"resource_provider_generation": generation, "traits": sorted(set(traits))}
-        response = self.put(url, payload, version="1.6", context=context)
-        if response.status_code == 200:
-            data = response.json()
-            self._provider_tree.update_traits(
-                rp_uuid, data["traits"], generation=data["resource_provider_generation"])
-            return
-        LOG.error("Failed to update traits of provider %s: %s %s", rp_uuid,
-                  response.status_code, response.text)
-        if response.status_code == 409:
-            raise exception.ResourceProviderUpdateConflict(
-                uuid=rp_uuid, generation=generation, error=response.text)
-        raise exception.ResourceProviderUpdateFailed(url=url, error=response.text)
-
-    def set_aggregates_for_provider(self, context: Any, rp_uuid: str,
-                                    aggregates: Iterable[str], use_cache: bool = True,
-                                    generation: int | None = None) -> None:
-        """Replace the provider's aggregates.
-
-        Skipped when the cached generation equals ``generation`` and the
-        aggregates are unchanged. ``use_cache=False`` needs ``generation``
-        (ValueError otherwise) and works for uncached providers.
-        """
-        aggregates = list(aggregates or [])
-        if generation is None:
-            if not use_cache:
-                raise ValueError("generation is required with use_cache=False")
-            generation = self._provider_tree.data(rp_uuid).generation
-        with contextlib.suppress(ValueError):
-            if (self._provider_tree.data(rp_uuid).generation == generation
-                    and not self._provider_tree.have_aggregates_changed(rp_uuid, aggregates)):
-                return
-        url = f"/resource_providers/{rp_uuid}/aggregates"
-        payload = {"aggregates": sorted(set(aggregates)),
-                   "resource_provider_generation": generation}
-        response = self.put(url, payload, version=AGGREGATE_GENERATION_VERSION,
-                            context=context)
-        if response.status_code == 200:
-            data = response.json()
-            try:
-                self._provider_tree.update_aggregates(
-                    rp_uuid, data["aggregates"], generation=data["resource_provider_generation"])
-            except ValueError:
-                if use_cache:
-                    raise
-            return
-        LOG.error("Failed to update aggregates of provider %s: %s %s", rp_uuid,
-                  response.status_code, response.text)
-        if response.status_code == 409:
-            # Whatever we cached is stale; read it again next time.
-            self.invalidate_resource_provider(rp_uuid)
-            raise exception.ResourceProviderUpdateConflict(
-                uuid=rp_uuid, generation=generation, error=response.text)
-        raise exception.ResourceProviderUpdateFailed(url=url, error=response.text)
-
     # -- reshape and tree sync -------------------------------------------------
 
     def get_allocations_for_provider_tree(self, context: Any,
@@ -529,7 +437,7 @@ class SchedulerReportClient(AllocationMethods, ReportClientBase):
 
     def update_from_provider_tree(self, context: Any, new_tree: ProviderTree,
                                   allocations: Mapping[str, Any] | None = None) -> None:
-        """Make Placement match ``new_tree`` (nova-side.md §2.6).
+        """Make Placement match ``new_tree``.
 
         Creates new providers top-down; with ``allocations`` (even ``{}``)
         sends one ``POST /reshaper`` carrying every provider's full inventory

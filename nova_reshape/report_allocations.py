@@ -1,4 +1,4 @@
-"""Allocation, candidate and usage methods of the report client (nova-side.md §2.8).
+"""Allocation, candidate and usage methods of the report client.
 
 A mixin of :class:`nova_reshape.report.SchedulerReportClient`, kept apart
 because it does not touch the provider cache (except to read provider

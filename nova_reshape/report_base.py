@@ -1,4 +1,4 @@
-"""Plumbing shared by the report client's methods (nova-side.md §2.1).
+"""Plumbing shared by the report client's methods.
 
 Microversion constants, request helpers that add the global request id,
 and nova's two decorators:

@@ -1,4 +1,4 @@
-"""Configuration options of the Placement service (design.md contract 1).
+"""Configuration options of the Placement service (see docs/architecture.md).
 
 Every option lives on an ``oslo_config.cfg.ConfigOpts`` that the caller
 owns; nothing here touches ``cfg.CONF``. ``register_opts`` may be called on

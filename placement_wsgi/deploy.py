@@ -1,4 +1,4 @@
-"""Build the WSGI application for one configuration (design.md contract 2).
+"""Build the WSGI application for one configuration (see docs/architecture.md).
 
 ``loadapp(conf)`` may be called any number of times in one process; each
 app owns its database engine, policy enforcer and options. Nothing is kept
@@ -237,12 +237,16 @@ class FaultWrapper:
                                   content_type="application/json", charset=None)
 
 
-def loadapp(conf: cfg.ConfigOpts, database: Database | None = None) -> Any:
-    """Return the WSGI application for ``conf`` (design.md contract 2).
+def loadapp(conf: cfg.ConfigOpts, database: Database | None = None,
+            auth_strategy: str | None = None) -> Any:
+    """Return the WSGI application for ``conf`` (see docs/architecture.md).
 
     With ``[placement_database] sync_on_startup`` the schema is created or
     upgraded and the standard traits and resource classes are loaded.
     ``database`` lets a caller share one engine between apps (tests).
+    ``auth_strategy`` ("noauth2" or "keystone") replaces ``[api]
+    auth_strategy`` for this app only, so a caller that needs another
+    strategy (PlacementDirect) never has to change ``conf``.
     """
     if database is None:
         database = database_from_conf(conf)
@@ -255,12 +259,12 @@ def loadapp(conf: cfg.ConfigOpts, database: Database | None = None) -> Any:
         application, max_body_size=placement_conf.max_request_body_size(conf))
     application = FaultWrapper(application)
     application = auth.ContextBuilder(application, placement_app)
-    strategy = conf.api.auth_strategy
+    strategy = auth_strategy or conf.api.auth_strategy
     if strategy == "noauth2":
         application = auth.NoAuth(application)
     elif strategy == "keystone":
         application = auth.keystone_middleware(application, conf)
-    else:  # pragma: no cover - oslo.config enforces the choices
+    else:
         raise ConfigurationError(f"unknown [api] auth_strategy {strategy}")
     # The outer fault wrapper catches what the auth middleware itself raises
     # (e.g. keystonemiddleware without a reachable Keystone).

@@ -1,4 +1,4 @@
-"""In-process Placement: the service without a server (design.md contract 4).
+"""In-process Placement: the service without a server (see docs/architecture.md).
 
 ``PlacementDirect(conf)`` builds the WSGI application for ``conf`` (its
 database, its options) and routes HTTP requests made with ``requests`` to
@@ -85,9 +85,21 @@ def _uninstall_intercept() -> None:
 
 
 def _explicitly_set(conf: cfg.ConfigOpts, name: str, group: str) -> bool:
+    """Whether the caller gave ``[group] name`` a value (file, CLI, env or override).
+
+    Reliable only on a conf nobody has overridden and cleared again: after
+    ``clear_override`` oslo.config still reports the override as the
+    option's location. So this module never overrides the caller's conf;
+    it hands the strategy to :func:`deploy.loadapp` instead.
+    """
     location = conf.get_location(name, group)
     return location is not None and location.location not in (
         cfg.Locations.opt_default, cfg.Locations.set_default)
+
+
+def _parsed(conf: cfg.ConfigOpts) -> bool:
+    """Whether ``conf`` has been called (parsed); it registers ``config_file`` then."""
+    return "config_file" in conf
 
 
 class PlacementDirect:
@@ -123,20 +135,16 @@ class PlacementDirect:
         conf = self.conf
         if "placement_database" not in conf:
             placement_conf.register_opts(conf)
-        if getattr(conf, "_namespace", None) is None:
+        if not _parsed(conf):
             # Never parsed (only overrides set): parse nothing, so options that
             # look for files (policy) work; overrides survive parsing.
             conf([], project="placement", default_config_files=[], default_config_dirs=[],
                  use_env=False)
-        if _explicitly_set(conf, "auth_strategy", "api"):
-            return deploy.loadapp(conf), conf.api.auth_strategy == "noauth2"
-        # Override only while the app is built (the strategy is read then),
-        # so the caller's conf is left as it was given.
-        conf.set_override("auth_strategy", "noauth2", "api")
-        try:
-            return deploy.loadapp(conf), True
-        finally:
-            conf.clear_override("auth_strategy", "api")
+        # The caller's conf is only read, never overridden, so a second
+        # PlacementDirect on it sees what the first one saw.
+        strategy = (conf.api.auth_strategy if _explicitly_set(conf, "auth_strategy", "api")
+                    else "noauth2")
+        return deploy.loadapp(conf, auth_strategy=strategy), strategy == "noauth2"
 
     def __enter__(self) -> PlacementClient:
         if self.app is not None:

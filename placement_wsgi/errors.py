@@ -2,8 +2,9 @@
 
 Any layer may raise these (objects raise them for decisions such as "in
 use" or "generation conflict"; handlers for parsing failures). They are
-rendered once, by :func:`to_response`, into the error body of
-../shared/spec/placement-api.md §3, honouring the request's Accept header.
+rendered once, by :func:`to_response`, into the API's error body (a JSON or HTML
+``errors`` list with status, title, detail, request id and, from 1.23, a
+``code``), honouring the request's Accept header.
 """
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Microversion negotiation (placement-api.md §2) with microversion-parse.
+"""Microversion negotiation with microversion-parse.
 
 The negotiated version is stored in the WSGI environ; handlers read it
 with :func:`version_of` and compare with ``version >= (1, 20)`` or

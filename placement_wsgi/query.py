@@ -1,9 +1,8 @@
 """The query-string grammar shared by GET /resource_providers and
-GET /allocation_candidates: ``resources``, ``required`` and ``member_of``
-(placement-api-providers.md §2).
+GET /allocation_candidates: ``resources``, ``required`` and ``member_of``.
 
 Parsing only: values come in as strings, go out as plain sets and dicts,
-and every malformed value is a 400 with the spec's message. Whether a
+and every malformed value is a 400 with the reference service's message. Whether a
 named trait or resource class exists is checked later, against the
 database, by the caller.
 """
@@ -138,7 +137,7 @@ class AggregateFilter:
 
 
 def parse_member_of(values: list[str], version: Version, key: str = "member_of") -> AggregateFilter:
-    """Parse every ``member_of`` value of one key, in the spec's check order.
+    """Parse every ``member_of`` value of one key, in the API's check order.
 
     ``key`` is the query key (``member_of`` or ``member_of<S>``); it names the
     key in the "Multiple ..." and "Forbidden ..." messages, while the UUID

@@ -1,4 +1,4 @@
-"""URL routing: the route table of placement-api.md §4 and 404/405 rules."""
+"""URL routing: the route table and 404/405 rules."""
 
 from __future__ import annotations
 

@@ -11,6 +11,7 @@ never as a traceback.
 
 from __future__ import annotations
 
+import argparse
 import logging
 import re
 import sys
@@ -50,6 +51,19 @@ def one_line(error: BaseException) -> str:
     else:
         text = str(error) or type(error).__name__
     return re.sub(r"\s+", " ", text).strip()
+
+
+def add_config_file_argument(parser: argparse.ArgumentParser) -> None:
+    """``--config-file`` (repeatable) as every console script takes it.
+
+    Its value goes to :func:`load_conf` as ``config_files``; without it the
+    default search of :func:`placement_wsgi.conf.find_config_files` applies.
+    """
+    parser.add_argument(
+        "--config-file", action="append", metavar="FILE", dest="config_files",
+        help="configuration file to read; repeatable, later files win "
+        "(default: $OS_PLACEMENT_CONFIG_FILE, $OS_PLACEMENT_CONFIG_DIR/placement.conf "
+        "or /etc/placement/placement.conf)")
 
 
 def load_conf(

@@ -1,4 +1,4 @@
-"""WSGI entry point: ``placement_wsgi.wsgi:application`` (design.md contract 3).
+"""WSGI entry point: ``placement_wsgi.wsgi:application`` (see docs/architecture.md).
 
 For gunicorn, uwsgi or mod_wsgi::
 

@@ -1,14 +1,14 @@
 #!/usr/bin/env python3
 """GET /allocation_candidates with ``&limit=`` on a large flat cloud, through gunicorn.
 
-The shared bench (``../shared/bench``) times the flat query without a
+The shared bench (the directory given as ``--bench-dir``) times the flat query without a
 limit only. This starts this checkout under gunicorn with the bench's own
 ``serve.sh`` (same workers, same fresh database per engine), loads the flat
 scenario with the bench's ``bench.py --candidates-only`` (which also times
 the query without a limit), then times the same query with each ``--limit``
 over HTTP and prints one JSON document. A benchmark, not a test.
 
-    python tools/bench_candidates_limit.py --bench-dir ../shared/bench \\
+    python tools/bench_candidates_limit.py --bench-dir BENCH \\
         --engine postgresql --count 10000 --limits 1000
 
 Needs the bench's project venv (``serve.sh setup project .``).

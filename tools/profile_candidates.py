@@ -1,8 +1,9 @@
 #!/usr/bin/env python
 """Time (and optionally profile) GET /allocation_candidates in-process.
 
-Builds the bench's "nested" deployment (the 7-provider tree described in
-``../shared/bench/README.md`` beside a checkout, ``--trees`` copies) or its
+Builds the bench's "nested" deployment (a 7-provider tree: a compute node with
+disk, two NUMA children with CPU and memory, FPGAs and a vGPU below them;
+``--trees`` copies) or its
 "flat" one
 (``--flat``: one provider per tree, aggregates and traits as placeload) with
 bulk inserts into a fresh database, then calls the WSGI app (the whole

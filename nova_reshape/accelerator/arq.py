@@ -1,4 +1,4 @@
-"""Accelerator requests (ARQs): matching, binding, unbinding (nova-side.md §4.7).
+"""Accelerator requests (ARQs): matching, binding, unbinding.
 
 After the scheduler claims an allocation candidate, each device-profile
 request group learns its provider from the candidate's ``mappings``

@@ -1,4 +1,4 @@
-"""Device profiles -> Placement request groups (nova-side.md §4.7).
+"""Device profiles -> Placement request groups.
 
 A flavor's ``accel:device_profile=<name>`` names a Cyborg device profile:
 a list of groups, each a dict of ``key: value`` strings. Group ``N`` (in

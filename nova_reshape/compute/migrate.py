@@ -31,6 +31,7 @@ from __future__ import annotations
 
 import copy
 import dataclasses
+import enum
 import logging
 from collections.abc import Callable, Collection, Iterable, Sequence
 from typing import Any
@@ -48,21 +49,43 @@ from nova_reshape.virt.shim import Move
 
 LOG = logging.getLogger(__name__)
 
-#: Node outcomes.
-SKIPPED = "skipped"          # ironic
-UNCHANGED = "unchanged"      # already in the new shape: nothing written
-MIGRATED = "migrated"        # allocations moved (one POST /reshaper)
-UPDATED = "updated"          # written without moving allocations (traits, inventory)
-WOULD_MIGRATE = "would-migrate"  # dry run
-WOULD_UPDATE = "would-update"    # dry run
-REFUSED = "refused"          # pre-flight findings
-NOT_RUN = "not-run"          # another node was refused or failed first
-CONFLICT = "conflict"        # generation conflicts left after the tracker's retries
-FAILED = "failed"
-INVARIANT = "invariant-violated"
+
+class NodeStatus(enum.StrEnum):
+    """What happened to one node.
+
+    A ``StrEnum``: members compare equal to their values and serialise as
+    them, so the JSON report and the summary's keys are these strings.
+    """
+
+    SKIPPED = "skipped"          # ironic
+    UNCHANGED = "unchanged"      # already in the new shape: nothing written
+    MIGRATED = "migrated"        # allocations moved (one POST /reshaper)
+    UPDATED = "updated"          # written without moving allocations (traits, inventory)
+    WOULD_MIGRATE = "would-migrate"  # dry run
+    WOULD_UPDATE = "would-update"    # dry run
+    REFUSED = "refused"          # pre-flight findings
+    NOT_RUN = "not-run"          # another node was refused or failed first
+    CONFLICT = "conflict"        # generation conflicts left after the tracker's retries
+    FAILED = "failed"
+    INVARIANT = "invariant-violated"
+
+
+#: Module-level names of the statuses, for the callers that use them
+#: (``cmd/manage.py`` maps them to exit codes) and the code below.
+SKIPPED = NodeStatus.SKIPPED
+UNCHANGED = NodeStatus.UNCHANGED
+MIGRATED = NodeStatus.MIGRATED
+UPDATED = NodeStatus.UPDATED
+WOULD_MIGRATE = NodeStatus.WOULD_MIGRATE
+WOULD_UPDATE = NodeStatus.WOULD_UPDATE
+REFUSED = NodeStatus.REFUSED
+NOT_RUN = NodeStatus.NOT_RUN
+CONFLICT = NodeStatus.CONFLICT
+FAILED = NodeStatus.FAILED
+INVARIANT = NodeStatus.INVARIANT
 
 #: Outcomes after which no further node is written.
-STOPPING = (FAILED, INVARIANT)
+STOPPING = frozenset({NodeStatus.FAILED, NodeStatus.INVARIANT})
 
 
 class MigrationReportClient(SchedulerReportClient):
@@ -164,7 +187,7 @@ class NodeResult:
     """What happened to one node."""
 
     nodename: str
-    status: str
+    status: NodeStatus
     root: str | None = None
     findings: list[preflight.Finding] = dataclasses.field(default_factory=list)
     moves: list[Move] = dataclasses.field(default_factory=list)
@@ -407,9 +430,9 @@ class Migration:
                 return
 
 
-def summarize(results: Sequence[NodeResult]) -> dict[str, int]:
+def summarize(results: Sequence[NodeResult]) -> dict[NodeStatus, int]:
     """status -> number of nodes."""
-    counts: dict[str, int] = {}
+    counts: dict[NodeStatus, int] = {}
     for result in results:
         counts[result.status] = counts.get(result.status, 0) + 1
     return counts

@@ -24,11 +24,12 @@ from __future__ import annotations
 
 import contextlib
 import dataclasses
+import enum
 import multiprocessing
 import multiprocessing.connection
 import os
 from collections.abc import Callable, Iterable, Sequence
-from typing import Any
+from typing import Any, NamedTuple
 
 from nova_reshape import exception
 from nova_reshape.compute import migrate
@@ -61,12 +62,49 @@ class _Outcome:
     calls: int
 
 
+# -- messages on a worker's pipe: worker -> parent ----------------------------
+
+class Progress(NamedTuple):
+    """One more node of ``phase`` ("check" or "migrate") is done."""
+
+    phase: str
+
+
+class Checked(NamedTuple):
+    """The worker checked its share: whether any node was refused, how many wait to be written."""
+
+    refused: bool
+    pending: int
+
+
+class Done(NamedTuple):
+    """The worker finished; its results and call count."""
+
+    outcome: _Outcome
+
+
+class WorkerError(NamedTuple):
+    """The worker stopped on an error (picklable; see :func:`_portable`)."""
+
+    error: BaseException
+
+
+WorkerMessage = Progress | Checked | Done | WorkerError
+
+
+class Verdict(enum.StrEnum):
+    """The parent's answer once every worker has checked: parent -> worker."""
+
+    WRITE = "write"
+    ABANDON = "abandon"
+
+
 def _worker(opener: Opener, hosts: list[Host], names: list[str], dry_run: bool,
             verify: bool, connection: multiprocessing.connection.Connection,
             stop_flag: Any, parent: int, options: DriverOptions) -> None:
     """One worker's whole life: check, wait for the verdict, write, report."""
     def progress(phase: str, done: int, total: int) -> None:
-        connection.send(("progress", phase))
+        connection.send(Progress(phase))
 
     def stop() -> bool:
         return stop_flag.is_set() or os.getppid() != parent
@@ -76,18 +114,18 @@ def _worker(opener: Opener, hosts: list[Host], names: list[str], dry_run: bool,
             run = migrate.Migration(placement, hosts, dry_run=dry_run, progress=progress,
                                     verify=verify, only=set(names), options=options)
             run.check()
-            connection.send(("checked", run.refused, run.pending))
-            if connection.recv() == "write":
+            connection.send(Checked(run.refused, run.pending))
+            if connection.recv() == Verdict.WRITE:
                 run.write(stop=stop)
             else:
                 run.abandon()
             if any(result.status in migrate.STOPPING for result in run.results):
                 stop_flag.set()
-            connection.send(("done", _Outcome(run.results, run.calls)))
+            connection.send(Done(_Outcome(run.results, run.calls)))
     except BaseException as error:  # noqa: BLE001 - reported to the parent
         stop_flag.set()
         with contextlib.suppress(Exception):
-            connection.send(("error", _portable(error)))
+            connection.send(WorkerError(_portable(error)))
     finally:
         connection.close()
 
@@ -201,20 +239,19 @@ class _Conductor:
             raise self.failure
         return self.outcomes
 
-    def _handle(self, worker: int, message: tuple) -> None:
-        kind = message[0]
-        if kind == "progress":
-            phase = message[1]
-            self.done[phase] += 1
-            self.progress(phase, self.done[phase], self.totals[phase])
-        elif kind == "checked":
-            self._checked(worker, refused=message[1], pending=message[2])
-        elif kind == "done":
-            self.reported.add(worker)
-            self.outcomes.append(message[1])
-        elif kind == "error":
-            self.reported.add(worker)
-            self._lost(worker, message[1])
+    def _handle(self, worker: int, message: WorkerMessage) -> None:
+        match message:
+            case Progress(phase):
+                self.done[phase] += 1
+                self.progress(phase, self.done[phase], self.totals[phase])
+            case Checked(refused, pending):
+                self._checked(worker, refused=refused, pending=pending)
+            case Done(outcome):
+                self.reported.add(worker)
+                self.outcomes.append(outcome)
+            case WorkerError(error):
+                self.reported.add(worker)
+                self._lost(worker, error)
 
     def _lost(self, worker: int, error: BaseException) -> None:
         """A worker failed: stop the others; if they still await a verdict, it is no."""
@@ -231,4 +268,4 @@ class _Conductor:
         self.totals["migrate"] = sum(pending for _, pending in self.checked.values())
         for pipe in self.pipes:
             with contextlib.suppress(OSError):
-                pipe.send("write" if write else "abandon")
+                pipe.send(Verdict.WRITE if write else Verdict.ABANDON)

@@ -1,4 +1,4 @@
-"""The part of a virt driver the resource tracker needs (nova-side.md §4.1).
+"""The part of a virt driver the resource tracker needs.
 
 A driver describes one or more compute nodes (nodename = the hypervisor
 hostname = the name of the node's root provider). The resource tracker asks

@@ -1,4 +1,4 @@
-"""NUMA shim: one child provider per host NUMA cell (nova-side.md §4.4, SPEC-ONLY).
+"""NUMA shim: one child provider per host NUMA cell.
 
 Nova never merged NUMA providers; this follows the numa-topology-with-rps
 proposal in the simplified form the migration needs: every cell of the

@@ -1,4 +1,4 @@
-"""PCI shim: passthrough devices as child providers (nova-side.md §4.5).
+"""PCI shim: passthrough devices as child providers.
 
 Follows nova's PCI-in-placement translation: one child per ``type-PCI``
 device and per PF, named ``<nodename>_<ADDRESS upper-cased>``

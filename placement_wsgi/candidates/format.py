@@ -1,4 +1,4 @@
-"""Candidates (tuples of provider ids) -> the JSON body of spec §1, as text.
+"""Candidates (tuples of provider ids) -> the JSON body of GET /allocation_candidates, as text.
 
 Shapes by microversion: allocation requests as a list of providers (1.10-1.11)
 or an object keyed by provider uuid (1.12+), with ``mappings`` from 1.34;

@@ -1,7 +1,7 @@
 """GET /allocation_candidates query string -> a :class:`CandidateRequest`.
 
-Everything here is syntax: the spec's §2-3 checks (placement-api-candidates.md)
-in the spec's order, each failing with its exact message and error code. The
+Everything here is syntax: the query checks, in the order the reference
+Placement makes them, each failing with its exact message and error code. The
 query schema (schemas/allocation_candidate.py) has already accepted the key
 set when :func:`parse_query` runs. Whether resource classes, traits,
 aggregates or ``in_tree`` providers exist is decided later, by the search,
@@ -154,7 +154,7 @@ def _parse_groups(items: Sequence[tuple[str, str]], version: Version) -> dict[st
 
 
 def _check_orphans(groups: dict[str, RequestGroup]) -> None:
-    """Before 1.36 every group needs resources (spec §3.3, first list)."""
+    """Before 1.36 every group needs resources (the first check on groups)."""
     orphans = [f"required{suffix}" for suffix, group in groups.items()
                if group.required.any_of and not group.resources]
     if orphans:
@@ -213,7 +213,7 @@ def _check_trait_conflicts(groups: dict[str, RequestGroup]) -> None:
 def parse_query(items: Sequence[tuple[str, str]], version: Version) -> CandidateRequest:
     """Parse the query string (``(key, value)`` pairs in order) at ``version``.
 
-    Checks run in the spec's order: request-wide parameters, groups, group
+    Checks run in the reference service's order: request-wide parameters, groups, group
     structure, ``group_policy``. The first failure raises a 400.
     """
     request = CandidateRequest(version=version, groups=[])

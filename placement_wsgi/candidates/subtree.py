@@ -1,4 +1,4 @@
-"""Tree geometry for ``same_subtree`` (spec §4): depths and lowest common ancestors."""
+"""Tree geometry for ``same_subtree``: depths and lowest common ancestors."""
 
 from __future__ import annotations
 

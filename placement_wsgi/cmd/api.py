@@ -47,11 +47,7 @@ def build_parser() -> argparse.ArgumentParser:
     """The command line of this script (also used by its tests)."""
     parser = argparse.ArgumentParser(
         prog=PROGRAM, description="Run the Placement API with a development server.")
-    parser.add_argument(
-        "--config-file", action="append", metavar="FILE", dest="config_files",
-        help="configuration file to read; repeatable, later files win "
-        "(default: $OS_PLACEMENT_CONFIG_FILE, $OS_PLACEMENT_CONFIG_DIR/placement.conf "
-        "or /etc/placement/placement.conf)")
+    service.add_config_file_argument(parser)
     parser.add_argument("--host", default=DEFAULT_HOST,
                         help=f"address to listen on (default {DEFAULT_HOST})")
     parser.add_argument("--port", type=int, default=DEFAULT_PORT,

@@ -36,11 +36,7 @@ def build_parser() -> argparse.ArgumentParser:
     """The command line of this script (also used by its tests)."""
     parser = argparse.ArgumentParser(
         prog=PROGRAM, description="Administer the Placement database.")
-    parser.add_argument(
-        "--config-file", action="append", metavar="FILE", dest="config_files",
-        help="configuration file to read; repeatable, later files win "
-        "(default: $OS_PLACEMENT_CONFIG_FILE, $OS_PLACEMENT_CONFIG_DIR/placement.conf "
-        "or /etc/placement/placement.conf)")
+    service.add_config_file_argument(parser)
     categories = parser.add_subparsers(dest="category", metavar="CATEGORY", required=True)
     db = categories.add_parser("db", help="database schema commands")
     actions = db.add_subparsers(dest="action", metavar="ACTION", required=True)

@@ -1,8 +1,7 @@
 """SQLAlchemy Core tables of the Placement schema.
 
 Table, column, constraint and index names follow the schema of an existing
-Placement deployment at alembic revision ``a082b8bb98d0`` (see
-../shared/spec/placement-api-model.md §1), so that this service, the
+Placement deployment at alembic revision ``a082b8bb98d0``, so that this service, the
 offline tools and a reference Placement service can share one database.
 Nothing may be renamed or added here without a migration of its own.
 """

@@ -1,7 +1,7 @@
-"""/resource_providers/{uuid}/aggregates (1.1+; placement-api-providers.md §8).
+"""/resource_providers/{uuid}/aggregates (1.1+).
 
 Unlike most routes, these check Accept / Content-Type *before* the
-microversion gate (placement-api.md §7), so each public handler does that
+microversion gate, so each public handler does that
 check and then calls its gated body.
 """
 

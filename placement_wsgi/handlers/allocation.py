@@ -1,5 +1,5 @@
 """/allocations/{consumer_uuid}, POST /allocations and
-/resource_providers/{uuid}/allocations (placement-api-allocations.md §2-7)."""
+/resource_providers/{uuid}/allocations."""
 
 from __future__ import annotations
 

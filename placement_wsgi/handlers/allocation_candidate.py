@@ -1,7 +1,7 @@
 """GET /allocation_candidates (1.10+): parse, search, respond.
 
 The engine lives in placement_wsgi/candidates; this module only applies the
-spec's check order (MV gate, Accept, policy, query schema, query semantics)
+the API's check order (MV gate, Accept, policy, query schema, query semantics)
 and renders the body.
 """
 

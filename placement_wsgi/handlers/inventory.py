@@ -1,4 +1,4 @@
-"""/resource_providers/{uuid}/inventories[/{resource_class}] (placement-api-providers.md §7).
+"""/resource_providers/{uuid}/inventories[/{resource_class}].
 
 Handlers parse and format; the decisions (capacity, in use, generations)
 are in :mod:`placement_wsgi.objects.inventory`. Routes that read a body

@@ -1,7 +1,7 @@
-"""/resource_classes and /resource_classes/{name} (1.2+; placement-api-providers.md §11).
+"""/resource_classes and /resource_classes/{name} (1.2+).
 
 Every handler is gated at 1.2 first, then checks Accept or Content-Type,
-then policy, as the spec's check order says.
+then policy, as the API's check order says.
 """
 
 from __future__ import annotations

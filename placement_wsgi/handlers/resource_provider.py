@@ -1,6 +1,6 @@
-"""/resource_providers and /resource_providers/{uuid} (placement-api-providers.md §1-§6).
+"""/resource_providers and /resource_providers/{uuid}.
 
-Handlers parse the request in the spec's check order, call
+Handlers parse the request in the API's check order, call
 objects.resource_provider and shape the representation for the request's
 microversion.
 """
@@ -29,7 +29,7 @@ _LINKS = [
 
 def _representation(request: webob.Request, provider: ResourceProvider,
                     version: Version) -> dict:
-    """The provider as the request's microversion shows it (providers §1)."""
+    """The provider as the request's microversion shows it."""
     base = f"/resource_providers/{provider.uuid}"
     links = [{"rel": "self", "href": util.link(request, base)}]
     links.extend({"rel": rel, "href": util.link(request, f"{base}/{rel}")}

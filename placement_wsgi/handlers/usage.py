@@ -1,4 +1,4 @@
-"""GET /resource_providers/{uuid}/usages and GET /usages (placement-api-providers.md §12)."""
+"""GET /resource_providers/{uuid}/usages and GET /usages."""
 
 from __future__ import annotations
 

@@ -1,9 +1,8 @@
 """Allocations: the atomic write shared by PUT/POST /allocations and the
 reshaper, and the reads by consumer and by provider.
 
-The write follows placement-api-allocations.md §4. Concurrency rests on
-two optimistic tokens read at the start of the transaction and checked
-with conditional UPDATEs at its end:
+Concurrency rests on two optimistic tokens read at the start of the
+transaction and checked with conditional UPDATEs at its end:
 
 * every provider in the write set has its generation bumped from the
   value read *before* its usage was read, so a writer that checked
@@ -91,7 +90,7 @@ class PreparedWrite:
     unknown_class_prefix: str
 
     def apply(self, connection: Connection) -> set[int]:
-        """Checks 2-6 of allocations §4, the write, and the generation bumps.
+        """The write's checks (after the body's schema), the write, and the generation bumps.
 
         Returns the ids of the providers whose generation was bumped; raises
         ProviderGenerationRace when the transaction must be rerun.
@@ -227,7 +226,7 @@ def _check_new_allocations(
     class_names: list[str],
     existing: list,
 ) -> None:
-    """Checks 3-6 of allocations §4, against fresh inventories and usage."""
+    """The capacity and inventory-constraint checks, against fresh inventories and usage."""
     provider_ids = sorted({row.id for row in provider_rows.values()})
     inventory: dict[tuple[int, int], _Inventory] = {}
     for row in connection.execute(

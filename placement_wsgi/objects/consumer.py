@@ -1,9 +1,9 @@
 """Consumers, and the projects, users and consumer types they belong to.
 
-A consumer exists while it has allocations (placement-api-allocations.md
-§1). Projects, users and consumer types are created on first use; two
-requests creating the same one at once are resolved by rerunning the
-transaction (the unique constraint rejects the second insert).
+A consumer exists while it has allocations. Projects, users and consumer
+types are created on first use; two requests creating the same one at once
+are resolved by rerunning the transaction (the unique constraint rejects
+the second insert).
 """
 
 from __future__ import annotations

@@ -8,7 +8,7 @@ Two layers live here:
   :func:`replace_inventories` (the records, their errors and the capacity
   check live in :mod:`.inventory_record`);
 * one function per inventory route, each a complete transaction that
-  raises the route's errors in the order of placement-api-providers.md §7.
+  raises the route's errors in the order the reference Placement raises them.
 
 Every write bumps the provider generation *before* touching inventory rows:
 the conditional UPDATE of the provider row is the lock that serialises

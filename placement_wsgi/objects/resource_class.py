@@ -1,6 +1,6 @@
 """Resource classes: standard (os-resource-classes) and custom (``CUSTOM_*``).
 
-Ids are part of the shared schema (placement-api-model.md §1): a standard
+Ids are part of the shared schema: a standard
 class has the id of its index in ``os_resource_classes.STANDARDS`` (loaded
 at start-up by :mod:`placement_wsgi.db.standard`); a custom class gets
 ``max(id) + 1``, at least 10000. "Standard" is therefore ``id < 10000``.

@@ -1,7 +1,6 @@
 """Resource providers: create, list with filters, rename/re-parent, delete.
 
-Contract: placement-api-providers.md §1-§6 and the tree rules of
-placement-api-model.md §2. Every function runs in one transaction of the
+Every function runs in one transaction of the
 given Database and raises errors.* for the outcomes the API reports.
 
 Trees. Every provider stores its parent's id and its root's id (a root
@@ -183,7 +182,7 @@ def _change_parent(
     allow_reparenting: bool,
     failed: Callable[[str, str], errors.BadRequest],
 ) -> None:
-    """Apply the parent rules of providers §5; re-root the subtree on a change."""
+    """Apply the parent rules of a provider update; re-root the subtree on a change."""
     if parent_uuid is None:
         if me.parent_provider_id is None:
             return
@@ -370,7 +369,7 @@ def _trait_ids(connection: Connection, required: TraitFilter) -> dict[str, int]:
 
 
 def list_resource_providers(database: Database, filters: ProviderFilters) -> list[ResourceProvider]:
-    """Providers matching every given filter (see providers §2), ordered by id.
+    """Providers matching every given filter, ordered by id.
 
     Unknown trait or resource class names are 400s; an unknown ``in_tree``
     provider or unknown aggregates simply match nothing.

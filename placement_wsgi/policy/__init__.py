@@ -1,4 +1,4 @@
-"""Policy: the rule defaults of placement-api-model.md §7, and an enforcer.
+"""Policy: the rule defaults of the reference Placement, and an enforcer.
 
 Each WSGI app gets its own :class:`oslo_policy.policy.Enforcer` bound to its
 own configuration (``[oslo_policy] policy_file``, ``enforce_new_defaults``),

@@ -1,4 +1,4 @@
-"""Schemas of PUT /resource_providers/{uuid}/aggregates (placement-api-providers.md §8.2).
+"""Schemas of PUT /resource_providers/{uuid}/aggregates.
 
 Before 1.19 the body is a bare list of aggregate uuids; from 1.19 it is an
 object that also carries the provider generation the client last saw.

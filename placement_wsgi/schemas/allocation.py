@@ -1,7 +1,7 @@
 """Schemas of PUT /allocations/{c} and POST /allocations, per version range.
 
 Built from small pieces so that each version's schema reads as "the
-previous one plus ...", as in placement-api-allocations.md §5-6.
+previous one plus ...".
 """
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Schemas of the inventory routes (placement-api-providers.md §7).
+"""Schemas of the inventory routes.
 
 One record schema is shared by every route; the routes differ only in
 which keys are required and whether ``resource_class`` may appear. Bounds

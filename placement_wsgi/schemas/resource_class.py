@@ -1,4 +1,4 @@
-"""Schemas of the resource class routes (placement-api-providers.md §11).
+"""Schemas of the resource class routes.
 
 The same schema validates the POST body, the 1.2-1.6 rename body, and (as
 ``{"name": <path name>}``) the path of the >=1.7 create-or-verify PUT, so

@@ -1,4 +1,4 @@
-"""Schemas of the /resource_providers routes (placement-api-providers.md §2-§5).
+"""Schemas of the /resource_providers routes.
 
 Each microversion range that changes what is accepted has its own schema
 object; the ``*_for`` functions pick one. The objects are module constants

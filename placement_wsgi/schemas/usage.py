@@ -1,4 +1,4 @@
-"""Query-string schemas of GET /usages (placement-api-providers.md §12.2)."""
+"""Query-string schemas of GET /usages."""
 
 from __future__ import annotations
 

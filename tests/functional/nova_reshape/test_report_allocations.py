@@ -1,4 +1,4 @@
-"""Allocation, candidate and usage methods of the report client (nova-side.md §2.8).
+"""Allocation, candidate and usage methods of the report client.
 
 Run over real HTTP and through PlacementDirect, on every enabled engine.
 """

@@ -1,4 +1,4 @@
-"""SchedulerReportClient against this project's Placement (nova-side.md §2).
+"""SchedulerReportClient against this project's Placement.
 
 Every test runs over real HTTP and through PlacementDirect (see conftest),
 on every enabled engine.

@@ -1,4 +1,4 @@
-"""The resource tracker's update and reshape flow (nova-side.md §3).
+"""The resource tracker's update and reshape flow.
 
 A fake driver moves VCPU (inventory and allocations) from the compute
 node's root provider to a child. Runs over real HTTP and through

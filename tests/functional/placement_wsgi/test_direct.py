@@ -1,4 +1,4 @@
-"""PlacementDirect: the service in-process over wsgi-intercept (design.md contract 4)."""
+"""PlacementDirect: the service in-process over wsgi-intercept (see docs/architecture.md)."""
 
 from __future__ import annotations
 
@@ -96,6 +96,37 @@ def test_one_after_another_in_a_process(db_url):
             assert response.status_code == 200
             assert len(placement.get("/resource_providers").json()[
                 "resource_providers"]) == index + 1
+
+
+def test_two_on_one_conf_both_use_noauth2(db_url):
+    """A second PlacementDirect on the same conf still builds a noauth2 app.
+
+    Regression: the first open used to override and clear ``[api]
+    auth_strategy``, after which oslo.config reported the option as set,
+    so the second open built a keystone app and every request failed.
+    """
+    conf = _bare_conf(db_url)
+    for name in ("first", "second", "third"):
+        with PlacementDirect(conf) as placement:
+            assert "x-auth-token" in {key.lower() for key in placement.headers}
+            created = placement.post("/resource_providers", json={"name": name},
+                                     microversion="1.20")
+            assert created.status_code == 200, created.text
+    assert conf.api.auth_strategy == "keystone"
+
+
+def test_two_open_at_once_on_one_conf(db_url):
+    conf = _bare_conf(db_url)
+    with PlacementDirect(conf) as outer, PlacementDirect(conf) as inner:
+        assert inner.get("/resource_providers").status_code == 200
+        assert outer.get("/resource_providers").status_code == 200
+
+
+def test_explicit_keystone_is_kept_on_a_second_open(db_url):
+    conf = make_conf(db_url, api={"auth_strategy": "keystone"})
+    for _ in range(2):
+        with PlacementDirect(conf) as placement:
+            assert "x-auth-token" not in {key.lower() for key in placement.headers}
 
 
 def test_threads_share_one_direct(db_url):

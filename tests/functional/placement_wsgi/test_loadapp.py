@@ -1,4 +1,4 @@
-"""Building apps: deploy.loadapp (contract 2), service start-up, the WSGI module.
+"""Building apps: deploy.loadapp (see docs/architecture.md), service start-up, the WSGI module.
 
 Several apps live side by side in one process, each bound to its own
 configuration and database; start-up problems are one clear line.

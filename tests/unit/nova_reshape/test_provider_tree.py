@@ -1,4 +1,4 @@
-"""ProviderTree: structure, lookups, snapshots, generations, locking (nova-side.md §1)."""
+"""ProviderTree: structure, lookups, snapshots, generations, locking."""
 
 from __future__ import annotations
 
@@ -22,7 +22,7 @@ VGPU = {"total": 8, "reserved": 0, "min_unit": 1, "max_unit": 8, "step_size": 1,
 
 @pytest.fixture
 def tree() -> ProviderTree:
-    """The spec's example: cmp-07 with two GPU children."""
+    """The worked example: cmp-07 with two GPU children."""
     tree = ProviderTree()
     tree.new_root("cmp-07", R, generation=41)
     tree.new_child("cmp-07_pci_0000_3b_00_0", "cmp-07", uuid=G1)

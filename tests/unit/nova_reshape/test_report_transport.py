@@ -1,4 +1,4 @@
-"""http_placement and the report client's @safe_connect / @retries (nova-side.md §2.1)."""
+"""http_placement and the report client's @safe_connect / @retries."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""The shared query grammar (placement_wsgi/query.py; providers §2): parsed
+"""The shared query grammar (placement_wsgi/query.py): parsed
 values and every 400 message, at the microversion boundaries."""
 
 from __future__ import annotations

@@ -1,6 +1,6 @@
 """Drop the indexes that duplicate unique constraints.
 
-Revision ID: a082b8bb98d0 (head; the schema of placement-api-model.md §1)
+Revision ID: a082b8bb98d0 (head; the schema the reference Placement has)
 """
 
 from alembic import op

@@ -1,4 +1,4 @@
-"""The example table of placement-api-candidates.md §5, on every engine."""
+"""Worked examples of request shapes and their answers, on every engine."""
 
 from __future__ import annotations
 

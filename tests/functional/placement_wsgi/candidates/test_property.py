@@ -1,4 +1,4 @@
-"""The engine against a brute-force enumerator written from the spec's definitions.
+"""The engine against a brute-force enumerator written from the definition of a candidate.
 
 Random small deployments (roots with 0-3 children, sometimes a grandchild,
 sometimes sharing providers; random inventories, usage, traits, aggregates)
@@ -36,7 +36,7 @@ SHARES = "MISC_SHARES_VIA_AGGREGATE"
 ENGINE = os.environ.get("NOVA_RESHAPE_PROPERTY_ENGINE", "sqlite")
 
 
-# -- the model and the brute force (spec §4, literally) --------------------------
+# -- the model and the brute force (the definition, literally) --------------------------
 
 
 @dataclasses.dataclass

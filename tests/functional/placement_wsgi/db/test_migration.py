@@ -1,7 +1,7 @@
 """Schema creation and upgrade (placement_wsgi.db.migration) on every engine.
 
 The schema must be the reference Placement schema at alembic head
-``a082b8bb98d0`` (placement-api-model.md §1), reachable from an empty
+``a082b8bb98d0``, reachable from an empty
 database and from a database a reference service left at an older revision.
 """
 

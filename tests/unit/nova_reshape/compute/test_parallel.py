@@ -43,22 +43,22 @@ def _follow_expecting_an_error(conductor):
 
 
 def _finish(pipe, *results):
-    pipe.send(("done", parallel._Outcome(list(results), calls=3)))
+    pipe.send(parallel.Done(parallel._Outcome(list(results), calls=3)))
     pipe.close()
 
 
 def test_write_only_when_every_worker_checked_clean():
     conductor, workers, progress, flag = _conductor(2)
     first, second = workers
-    first.send(("progress", "check"))
-    first.send(("checked", False, 1))
-    second.send(("progress", "check"))
-    second.send(("checked", False, 2))
+    first.send(parallel.Progress("check"))
+    first.send(parallel.Checked(False, 1))
+    second.send(parallel.Progress("check"))
+    second.send(parallel.Checked(False, 2))
     conductor_thread = threading.Thread(target=conductor.follow)
     conductor_thread.start()
     assert first.recv() == "write" and second.recv() == "write"
     for pipe in workers:
-        pipe.send(("progress", "migrate"))
+        pipe.send(parallel.Progress("migrate"))
     _finish(first, migrate.NodeResult("a", migrate.MIGRATED))
     _finish(second, migrate.NodeResult("b", migrate.MIGRATED))
     conductor_thread.join(5)
@@ -72,8 +72,8 @@ def test_write_only_when_every_worker_checked_clean():
 @pytest.mark.parametrize("dry_run,refused", [(True, False), (False, True)])
 def test_a_refusal_or_a_dry_run_abandons_every_share(dry_run, refused):
     conductor, (first, second), _, _ = _conductor(2, dry_run=dry_run)
-    first.send(("checked", refused, 1))
-    second.send(("checked", False, 1))
+    first.send(parallel.Checked(refused, 1))
+    second.send(parallel.Checked(False, 1))
     conductor_thread = threading.Thread(target=conductor.follow)
     conductor_thread.start()
     assert first.recv() == "abandon" and second.recv() == "abandon"
@@ -85,9 +85,10 @@ def test_a_refusal_or_a_dry_run_abandons_every_share(dry_run, refused):
 
 def test_a_worker_error_before_its_check_abandons_the_others_and_is_raised():
     conductor, (first, second), _, flag = _conductor(2)
-    first.send(("error", exception.ResourceProviderRetrievalFailed(message="listing: 500")))
+    first.send(parallel.WorkerError(
+        exception.ResourceProviderRetrievalFailed(message="listing: 500")))
     first.close()
-    second.send(("checked", False, 1))
+    second.send(parallel.Checked(False, 1))
     conductor_thread, errors = _follow_expecting_an_error(conductor)
     assert second.recv() == "abandon"
     _finish(second)
@@ -99,7 +100,7 @@ def test_a_worker_error_before_its_check_abandons_the_others_and_is_raised():
 def test_a_worker_gone_without_a_word_is_an_error():
     conductor, (first, second), _, flag = _conductor(2)
     first.close()
-    second.send(("checked", False, 1))
+    second.send(parallel.Checked(False, 1))
     conductor_thread, errors = _follow_expecting_an_error(conductor)
     assert second.recv() == "abandon"
     _finish(second)

@@ -1,4 +1,4 @@
-"""The example scenarios of the spec give their documented ``expect`` results."""
+"""The example scenarios in tests/data give their documented ``expect`` results."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Query parsing of GET /allocation_candidates (spec §2-3): values, errors, order."""
+"""Query parsing of GET /allocation_candidates: values, errors, order."""
 
 from __future__ import annotations
 
