@@ -1,0 +1,229 @@
+"""Device and flavor objects from nova's cell database: PCI device pools
+(``compute_nodes.pci_stats``), PCI requests and flavors (``instance_extra``)
+and ``PciDevice`` envelopes."""
+
+from __future__ import annotations
+
+import enum
+import json
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from nova_reshape.novadb.envelope import (
+    CpuPolicy,
+    ObjectFormatError,
+    VersionedObject,
+    expect,
+    load_json,
+    policy_of,
+    required,
+    unwrap,
+)
+
+# -- PCI device pools (compute_nodes.pci_stats) -------------------------------------
+
+
+@dataclass(frozen=True)
+class PciDevicePool:
+    """One ``PciDevicePool``: ``count`` free devices alike in vendor, product, NUMA
+    node and the device_spec tags (physical_network, trusted, dev_type, ...)."""
+
+    vendor_id: str
+    product_id: str
+    count: int
+    numa_node: int | None = None
+    tags: Mapping[str, str] = field(default_factory=dict)
+
+
+def parse_pci_pools(text: str | None) -> tuple[PciDevicePool, ...]:
+    """``compute_nodes.pci_stats`` (a ``PciDevicePoolList``) -> its pools."""
+    document = load_json(text, "PciDevicePoolList")
+    if document is None:
+        return ()
+    pools = expect(unwrap(document), "PciDevicePoolList").data.get("objects") or []
+    if not isinstance(pools, list):
+        raise ObjectFormatError("PciDevicePoolList objects is not a list")
+    parsed = []
+    for item in pools:
+        data = expect(item, "PciDevicePool").data
+        tags = data.get("tags") or {}
+        if not isinstance(tags, dict):
+            raise ObjectFormatError("PciDevicePool tags is not a mapping")
+        parsed.append(PciDevicePool(
+            vendor_id=str(required(data, "vendor_id", "PciDevicePool")),
+            product_id=str(required(data, "product_id", "PciDevicePool")),
+            count=int(required(data, "count", "PciDevicePool")),
+            numa_node=data.get("numa_node"), tags={str(k): v for k, v in tags.items()}))
+    return tuple(parsed)
+
+
+# -- PCI requests (instance_extra.pci_requests) ----------------------------------
+
+
+@dataclass(frozen=True)
+class PciRequest:
+    """One ``InstancePCIRequest``: ``count`` devices matching any of ``spec``."""
+
+    count: int
+    spec: tuple[Mapping[str, str | None], ...]
+    alias_name: str | None = None
+    request_id: str | None = None
+    requester_id: str | None = None
+    numa_policy: str | None = None
+
+    @property
+    def from_neutron_port(self) -> bool:
+        """nova's rule: a request without an alias comes from an SR-IOV port."""
+        return self.alias_name is None
+
+
+def parse_pci_requests(text: str | None) -> tuple[PciRequest, ...]:
+    """``instance_extra.pci_requests`` -> its requests (empty when unset)."""
+    document = load_json(text, "InstancePCIRequests")
+    if document is None:
+        return ()
+    document = unwrap(document)
+    if isinstance(document, VersionedObject):
+        document = expect(document, "InstancePCIRequests").data.get("requests") or []
+    if not isinstance(document, list):
+        raise ObjectFormatError("InstancePCIRequests is not a list of requests")
+    return tuple(_pci_request(item) for item in document)
+
+
+def _pci_request(item: Any) -> PciRequest:
+    if isinstance(item, VersionedObject):
+        item = expect(item, "InstancePCIRequest").data
+    if not isinstance(item, dict):
+        raise ObjectFormatError("an InstancePCIRequest is not a mapping")
+    spec = item.get("spec") or []
+    if not isinstance(spec, list) or not all(isinstance(entry, dict) for entry in spec):
+        raise ObjectFormatError("InstancePCIRequest spec is not a list of mappings")
+    return PciRequest(count=int(required(item, "count", "InstancePCIRequest")),
+                      spec=tuple(spec), alias_name=item.get("alias_name"),
+                      request_id=item.get("request_id"), requester_id=item.get("requester_id"),
+                      numa_policy=item.get("numa_policy"))
+
+
+# -- flavors (instance_extra.flavor) ---------------------------------------------
+
+
+@dataclass(frozen=True)
+class Flavor:
+    """The ``Flavor`` fields a placement decision depends on."""
+
+    flavorid: str
+    name: str | None
+    vcpus: int
+    memory_mb: int
+    root_gb: int = 0
+    ephemeral_gb: int = 0
+    swap: int = 0
+    extra_specs: Mapping[str, str] = field(default_factory=dict)
+
+    @property
+    def cpu_policy(self) -> CpuPolicy | None:
+        return policy_of(self.extra_specs.get("hw:cpu_policy"), f"flavor {self.flavorid}")
+
+
+@dataclass(frozen=True)
+class FlavorInfo:
+    """An instance's flavors: current, and old/new during a resize."""
+
+    cur: Flavor
+    old: Flavor | None = None
+    new: Flavor | None = None
+
+
+def parse_flavor(value: Any) -> Flavor:
+    """One ``Flavor`` envelope (already decoded JSON or unwrapped)."""
+    data = expect(unwrap(value), "Flavor").data
+    specs = data.get("extra_specs") or {}
+    if not isinstance(specs, dict):
+        raise ObjectFormatError("Flavor extra_specs is not a mapping")
+    return Flavor(flavorid=str(data.get("flavorid", "")), name=data.get("name"),
+                  vcpus=int(required(data, "vcpus", "Flavor")),
+                  memory_mb=int(required(data, "memory_mb", "Flavor")),
+                  root_gb=int(data.get("root_gb") or 0),
+                  ephemeral_gb=int(data.get("ephemeral_gb") or 0),
+                  swap=int(data.get("swap") or 0),
+                  extra_specs={str(key): str(item) for key, item in specs.items()})
+
+
+def parse_flavor_info(text: str | None) -> FlavorInfo | None:
+    """``instance_extra.flavor`` -> FlavorInfo (None when unset)."""
+    document = load_json(text, "flavor")
+    if document is None:
+        return None
+    if not isinstance(document, dict) or "cur" not in document:
+        raise ObjectFormatError("flavor has no 'cur' flavor")
+    return FlavorInfo(cur=parse_flavor(document["cur"]),
+                      old=parse_flavor(document["old"]) if document.get("old") else None,
+                      new=parse_flavor(document["new"]) if document.get("new") else None)
+
+
+# -- PCI devices -------------------------------------------------------------------
+
+
+class PciDeviceType(enum.StrEnum):
+    """nova's ``PciDeviceType`` (the ``dev_type`` column)."""
+
+    PCI = "type-PCI"
+    PF = "type-PF"
+    VF = "type-VF"
+    VDPA = "vdpa"
+
+
+@dataclass(frozen=True)
+class PciDevice:
+    """A ``pci_devices`` row / ``PciDevice`` object: one device nova may pass through.
+
+    ``instance_uuid`` is the consumer that holds (``allocated``) or has
+    claimed it (``claimed``, e.g. on a resize's destination).
+    """
+
+    compute_node_id: int | None
+    address: str
+    vendor_id: str
+    product_id: str
+    dev_type: str
+    status: str
+    instance_uuid: str | None = None
+    parent_addr: str | None = None
+    numa_node: int | None = None
+    uuid: str | None = None
+    label: str | None = None
+    request_id: str | None = None
+    extra_info: Mapping[str, str] = field(default_factory=dict)
+
+    @property
+    def held(self) -> bool:
+        return self.instance_uuid is not None and self.status in ("allocated", "claimed")
+
+
+def parse_extra_info(text: str | None) -> dict[str, str]:
+    """``pci_devices.extra_info`` JSON -> dict (empty when unset)."""
+    document = load_json(text, "PciDevice extra_info")
+    if document is None:
+        return {}
+    if not isinstance(document, dict):
+        raise ObjectFormatError("PciDevice extra_info is not a mapping")
+    return {str(key): value if isinstance(value, str) else json.dumps(value)
+            for key, value in document.items()}
+
+
+def parse_pci_device(value: Any) -> PciDevice:
+    """One ``PciDevice`` envelope (e.g. from a migration context)."""
+    data = expect(unwrap(value), "PciDevice").data
+    extra = data.get("extra_info") or {}
+    return PciDevice(
+        compute_node_id=data.get("compute_node_id"),
+        address=str(required(data, "address", "PciDevice")),
+        vendor_id=str(required(data, "vendor_id", "PciDevice")),
+        product_id=str(required(data, "product_id", "PciDevice")),
+        dev_type=str(required(data, "dev_type", "PciDevice")),
+        status=str(required(data, "status", "PciDevice")),
+        instance_uuid=data.get("instance_uuid"), parent_addr=data.get("parent_addr"),
+        numa_node=data.get("numa_node"), uuid=data.get("uuid"), label=data.get("label"),
+        request_id=data.get("request_id"),
+        extra_info=dict(extra) if isinstance(extra, dict) else {})
