@@ -30,6 +30,7 @@ Calls for a node: ``creates + trait/aggregate changes + 1`` (plus deletes),
 
 from __future__ import annotations
 
+import copy
 from collections.abc import Iterable, Mapping
 from typing import Any
 
@@ -136,7 +137,8 @@ class PlanExecutor:
 
     def _reshape(self, plan: NodePlan, generations: Mapping[str, int],
                  allocations: Mapping[str, Any]) -> None:
-        payload = plan.reshaper_payload()
+        # A copy: the plan stays what the read-back is compared with.
+        payload = copy.deepcopy(plan.reshaper_payload())
         assert payload is not None
         for rp, entry in payload["inventories"].items():
             entry["resource_provider_generation"] = generations[rp]

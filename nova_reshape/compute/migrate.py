@@ -27,8 +27,9 @@ Each node's change is one atomic ``POST /reshaper`` (preceded by creating
 the empty child providers and their trait updates), so a run killed
 at any moment leaves every node either untouched, with empty new children
 and perhaps their traits set (the next run's reshape fills them), or
-reshaped, perhaps with providers still to delete (the next run deletes them). Running again is always safe; on a migrated
-deployment it writes nothing.
+reshaped, perhaps with providers still to delete (the next run deletes
+them). Running again is always safe; on a migrated deployment it writes
+nothing.
 """
 
 from __future__ import annotations
