@@ -108,7 +108,9 @@ class Migration:
     called as ``progress(phase, done, total)``. ``verify`` reads each
     written node back and checks the invariants. ``options`` names the
     target release (whose reshapes are the ones done) and the operator's
-    switches.
+    switches. ``bulk`` reads trees in batches from the database (default:
+    ``placement`` itself when it is an ``open_direct`` transport); without
+    it every node is read through the API.
     """
 
     def __init__(self, placement: Any, hosts: Iterable[Host], dry_run: bool = False,
