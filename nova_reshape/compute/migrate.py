@@ -10,38 +10,44 @@ inventory and allocations in one ``POST /reshaper``.
 It goes in two phases:
 
 1. **Read and check** every node (nothing written): find its root provider
-   in one listing of all providers, read its tree and allocations through
-   the node's own report client, run the pre-flight
-   (:mod:`nova_reshape.compute.preflight`), which simulates the reshape on
-   copies. Any finding stops the run here.
-2. **Write** node by node through the resource tracker. The allocations read
-   in phase 1 are handed to the tracker (the first time it asks), so a node
-   costs one read pass. Afterwards the node's providers' allocations are read
-   back and the invariants (:mod:`nova_reshape.compute.invariants`) checked.
+   in one listing of all providers, read its tree and allocations (in
+   batches straight from the database when the transport is in-process on
+   it, else through a report client per node over the API), run the
+   pre-flight (:mod:`nova_reshape.compute.preflight`), which simulates the
+   reshape on copies and yields the node's plan. Any finding stops the run
+   here.
+2. **Write** node by node: the plan is sent as it is
+   (:mod:`nova_reshape.compute.execute`), nothing for an unchanged node.
+   After a generation conflict the node is read, planned and written again,
+   as nova's resource tracker retries. Afterwards the node is read back
+   (one read) and checked against the invariants
+   (:mod:`nova_reshape.compute.invariants`) and its plan.
 
 Each node's change is one atomic ``POST /reshaper`` (preceded by creating
-the empty child providers and followed by trait updates), so a run killed
+the empty child providers and their trait updates), so a run killed
 at any moment leaves every node either untouched, with empty new children
-(the next run's reshape fills them), or reshaped with traits still to set
-(the next run sets them). Running again is always safe; on a migrated
-deployment it writes nothing.
+and perhaps their traits set (the next run's reshape fills them), or
+reshaped, perhaps with providers still to delete (the next run deletes
+them). Running again is always safe; on a migrated deployment it writes
+nothing.
 """
 
 from __future__ import annotations
 
-import copy
 import dataclasses
 import enum
 import logging
-from collections.abc import Callable, Collection, Iterable, Sequence
+from collections.abc import Callable, Collection, Iterable, Iterator, Mapping, Sequence
 from typing import Any
 
 from nova_reshape import exception
 from nova_reshape.compute import conf_check, invariants, plan, preflight
-from nova_reshape.compute.resource_tracker import ComputeNode, ResourceTracker
-from nova_reshape.provider_tree import ProviderTree
+from nova_reshape.compute.execute import PlanExecutor
+from nova_reshape.compute.resource_tracker import CONFLICT_ATTEMPTS
+from nova_reshape.compute.tree_source import BulkReader, NodeState, node_states
 from nova_reshape.report import SchedulerReportClient
 from nova_reshape.transport.counting import CountingTransport as CountingPlacement
+from nova_reshape.transport.direct import DirectTransport
 from nova_reshape.virt.described import DescribedDriver, nodes_of, shims_for
 from nova_reshape.virt.host import Host, Node
 from nova_reshape.virt.releases import DriverOptions
@@ -88,100 +94,6 @@ INVARIANT = NodeStatus.INVARIANT
 STOPPING = frozenset({NodeStatus.FAILED, NodeStatus.INVARIANT})
 
 
-class MigrationReportClient(SchedulerReportClient):
-    """The report client, sparing the reads the run already knows the answer to.
-
-    The migration is the only writer of the providers it touches (every
-    service but the database is down), so three of the stock client's reads
-    can come from what the run has already seen:
-
-    * traits and custom classes Placement confirmed (``known``, shared by
-      every node's client), so ``OWNER_NOVA`` is not looked up for every
-      provider of every node; nothing in the run deletes them;
-    * a node's tree, the first time it is asked for, comes from the run's
-      listing of every provider (``listing``), and a provider the listing
-      does not hold is known not to exist, so creating a new child costs
-      its POST only (a 409 "already exists" still falls back to reading it);
-    * after the ``POST /reshaper`` the new generations come from one listing
-      of the tree instead of one inventory read per provider: the reshape
-      replaced each provider's inventory with exactly what was sent.
-
-    After a conflict the tracker clears the cache and every read goes to
-    Placement again. Every node has its own client, so each cache holds one
-    tree and copying it stays cheap.
-    """
-
-    def __init__(self, placement: Any, known: set[str],
-                 listing: preflight.Listing | None = None) -> None:
-        super().__init__(placement)
-        self.known = known
-        self.listing = listing
-        #: Uuids whose listed answer was used once; after that Placement is asked.
-        self._answered: set[str] = set()
-
-    def get_providers_in_tree(self, context: Any, uuid: str) -> list[dict[str, Any]]:
-        if self.listing is not None and uuid not in self._answered:
-            self._answered.add(uuid)
-            if uuid in self.listing.trees:
-                return [dict(provider) for provider in self.listing.trees[uuid]]
-            if uuid not in self.listing.by_uuid:
-                return []
-        return super().get_providers_in_tree(context, uuid)
-
-    def _refresh_after_reshape(self, context: Any, new_tree: ProviderTree,
-                               new_uuids: list[str]) -> None:
-        roots = sorted({self._provider_tree.get_provider_uuids_in_tree(rp_uuid)[0]
-                        for rp_uuid in new_uuids})
-        generations: dict[str, int] = {}
-        for root in roots:
-            with self._catch_all(root):
-                generations.update(
-                    (provider["uuid"], provider["generation"])
-                    for provider in SchedulerReportClient.get_providers_in_tree(
-                        self, context, root))
-        for rp_uuid in new_uuids:
-            if rp_uuid in generations:
-                self._provider_tree.update_inventory(
-                    rp_uuid, new_tree.data(rp_uuid).inventory,
-                    generation=generations[rp_uuid])
-            else:
-                super()._refresh_after_reshape(context, new_tree, [rp_uuid])
-
-    def _ensure_traits(self, context: Any, traits: Iterable[str]) -> None:
-        missing = set(traits) - self.known
-        if missing:
-            super()._ensure_traits(context, missing)
-            self.known |= missing
-
-    def _ensure_resource_classes(self, context: Any, names: Iterable[str]) -> None:
-        missing = {name for name in names if name.startswith("CUSTOM_")} - self.known
-        if missing:
-            super()._ensure_resource_classes(context, missing)
-            self.known |= missing
-
-
-class PrefetchedReport:
-    """A report client that answers the first allocations read from phase 1.
-
-    Everything else goes to the wrapped client. After a conflict the
-    tracker runs again and reads fresh allocations.
-    """
-
-    def __init__(self, report: SchedulerReportClient, nodename: str,
-                 allocations: dict[str, Any]) -> None:
-        self._report = report
-        self._prefetched: dict[str, dict[str, Any]] = {nodename: allocations}
-
-    def get_allocations_for_provider_tree(self, context: Any,
-                                          nodename: str) -> dict[str, Any]:
-        if nodename in self._prefetched:
-            return self._prefetched.pop(nodename)
-        return self._report.get_allocations_for_provider_tree(context, nodename)
-
-    def __getattr__(self, name: str) -> Any:
-        return getattr(self._report, name)
-
-
 @dataclasses.dataclass
 class NodeResult:
     """What happened to one node."""
@@ -205,8 +117,6 @@ class NodeResult:
 class _Prepared:
     node: Node
     root: str
-    report: SchedulerReportClient
-    allocations: dict[str, Any]
     result: NodeResult
 
 
@@ -221,13 +131,16 @@ class Migration:
     called as ``progress(phase, done, total)``. ``verify`` reads each
     written node back and checks the invariants. ``options`` names the
     target release (whose reshapes are the ones done) and the operator's
-    switches.
+    switches. ``bulk`` reads trees in batches from the database (default:
+    ``placement`` itself when it is an ``open_direct`` transport); without
+    it every node is read through the API.
     """
 
     def __init__(self, placement: Any, hosts: Iterable[Host], dry_run: bool = False,
                  progress: Progress | None = None, verify: bool = True,
                  only: Collection[str] | None = None,
-                 options: DriverOptions | None = None) -> None:
+                 options: DriverOptions | None = None,
+                 bulk: BulkReader | None = None) -> None:
         self.placement = CountingPlacement(placement)
         self.hosts = list(hosts)
         self.options = options or DriverOptions()
@@ -243,8 +156,14 @@ class Migration:
         self.verify = verify
         self.driver = DescribedDriver(self.nodes, shims_for(self.options), self.options)
         self.results: list[NodeResult] = []
-        #: Trait and custom class names known to exist (shared by the report clients).
-        self.known: set[str] = set()
+        #: Reads trees in batches from the database (None: per node through the API).
+        self.bulk: BulkReader | None = bulk if bulk is not None else (
+            placement if isinstance(placement, DirectTransport) and placement.direct is not None
+            else None)
+        #: Writes each node's plan (knows which custom traits and classes exist).
+        self.executor = PlanExecutor(self.placement)
+        self._done = 0
+        self._calls_seen = 0
 
     def _with_nova_conf(self, nodes: dict[str, Node]) -> dict[str, Node]:
         """The nodes completed from nova.conf (when given); disagreements noted."""
@@ -270,77 +189,102 @@ class Migration:
                         f"{response.text}")
         return preflight.Listing(response.json()["resource_providers"])
 
-    def _prepare(self, node: Node, listing: preflight.Listing) -> _Prepared | None:
-        result = NodeResult(node.nodename, REFUSED)
-        self.results.append(result)
-        start = self.placement.calls
-        root, findings = preflight.resolve_root(node, listing)
-        if root is None:
-            result.findings = findings
-            return None
+    def _prepare(self, node: Node, root: str, state: NodeState,
+                 listing: preflight.Listing, result: NodeResult) -> _Prepared | None:
+        """Pre-flight and plan one node from its tree and allocations as read."""
         result.root = root
-        report = MigrationReportClient(self.placement, self.known, listing)
-        tree = report.get_provider_tree_and_ensure_root(None, root, name=node.nodename)
-        allocations = report.get_allocations_for_provider_tree(None, node.nodename)
-        findings, simulation = preflight.check_node(node, self.driver, tree, allocations,
-                                                    listing)
+        findings, simulation = preflight.check_node(node, self.driver, state.tree,
+                                                    state.allocations, listing)
         findings = self.conf_findings.get(node.nodename, []) + findings
         result.findings, result.simulation = findings, simulation
-        result.calls = self.placement.calls - start
         if findings or simulation is None:
             return None
         node_plan = simulation.plan
         result.status = (WOULD_MIGRATE if node_plan.reshape else UNCHANGED if node_plan.empty
                          else WOULD_UPDATE)
         result.moves = simulation.moves
-        return _Prepared(node, root, report, allocations, result)
+        return _Prepared(node, root, result)
+
+    def _read(self, roots: Sequence[str], names: Mapping[str, str]) -> Iterator[NodeState]:
+        """Each root's tree and allocations: in batches from the database when the
+        transport is in-process on it, else through a report client per node."""
+        if self.bulk is not None:
+            yield from node_states(self.bulk, roots)
+            return
+        for root in roots:
+            report = SchedulerReportClient(self.placement)
+            tree = report.get_provider_tree_and_ensure_root(None, root, name=names[root])
+            yield NodeState(root, tree,
+                            report.get_allocations_for_provider_tree(None, names[root]))
 
     # -- phase 2 -----------------------------------------------------------------
 
     def _write(self, prepared: _Prepared) -> None:
-        node, result = prepared.node, prepared.result
+        result = prepared.result
         simulation = result.simulation
         assert simulation is not None
         if simulation.plan.empty:
             result.status = UNCHANGED  # nothing to write: no call at all
             return
         start, writes = self.placement.calls, self.placement.writes
-        tracker = ResourceTracker(
-            node.nodename, self.driver,
-            PrefetchedReport(prepared.report, node.nodename, prepared.allocations),
-            compute_nodes=[ComputeNode(prepared.root, node.nodename)],
-            disabled=node.disabled, allocations_every_update=False)
-        self.driver.moves = []
         try:
-            tracker.update_available_resource(None, node.nodename, startup=True)
+            simulation = self._execute(prepared, simulation)
         except (exception.PlacementReshapeConflict,
                 exception.ResourceProviderUpdateConflict) as error:
             result.status, result.error = CONFLICT, str(error)
         except Exception as error:  # noqa: BLE001 - reported per node, run stops
-            LOG.debug("node %s failed", node.nodename, exc_info=True)
+            LOG.debug("node %s failed", prepared.node.nodename, exc_info=True)
             result.status, result.error = FAILED, f"{type(error).__name__}: {error}"
         else:
-            reshaped = bool(self.driver.moves) or simulation.reshape
-            result.status = MIGRATED if reshaped else UPDATED
-            result.moves = list(self.driver.moves)
-            if self.verify:
-                self._check(prepared)
+            result.status = MIGRATED if simulation.reshape else UPDATED
+            result.moves = list(simulation.moves)
         result.calls += self.placement.calls - start
         result.writes = self.placement.writes - writes
+        if self.verify and result.status in (MIGRATED, UPDATED):
+            self._check(prepared)
+
+    def _execute(self, prepared: _Prepared,
+                 simulation: preflight.Simulation) -> preflight.Simulation:
+        """Write the node's plan; after a generation conflict read, plan and write
+        again from what Placement holds, as nova's resource tracker does, up to
+        :data:`CONFLICT_ATTEMPTS` times. The simulation that was written."""
+        node, result = prepared.node, prepared.result
+        for attempt in range(1, CONFLICT_ATTEMPTS + 1):
+            try:
+                self.executor.execute(simulation.plan, simulation.tree_before,
+                                      simulation.allocations_before)
+                return simulation
+            except (exception.PlacementReshapeConflict,
+                    exception.ResourceProviderUpdateConflict) as error:
+                if attempt == CONFLICT_ATTEMPTS:
+                    raise
+                LOG.info("Conflict writing node %s (attempt %d of %d), planning again "
+                         "from fresh data: %s", node.nodename, attempt, CONFLICT_ATTEMPTS,
+                         error)
+            state = next(iter(self._read([prepared.root], {prepared.root: node.nodename})))
+            findings, fresh = preflight.check_node(node, self.driver, state.tree,
+                                                   state.allocations)
+            if findings or fresh is None:
+                raise exception.NovaException(
+                    message="after a conflict the node no longer passes the check: "
+                            + "; ".join(str(finding) for finding in findings))
+            simulation = result.simulation = fresh
+        raise AssertionError("unreachable")
 
     def _check(self, prepared: _Prepared) -> None:
-        """Read the node back and check the invariants against phase 1's reads."""
-        result, report, name = prepared.result, prepared.report, prepared.node.nodename
+        """Read the node back (one read) and check the invariants and the plan."""
+        result, name = prepared.result, prepared.node.nodename
         simulation = result.simulation
         assert simulation is not None
-        tree = report.get_provider_tree_and_ensure_root(None, prepared.root, name=name)
+        state = next(iter(self._read([prepared.root], {prepared.root: name})))
+        tree = state.tree
         inventories = preflight.inventories_of(tree, name)
         after: dict[str, dict[str, Any]] = {}
-        for rp_uuid in inventories:
-            for consumer, entry in report.get_allocations_for_resource_provider(
-                    None, rp_uuid).allocations.items():
-                body = after.setdefault(consumer, {"allocations": {}})
-                body["allocations"][rp_uuid] = {"resources": dict(entry["resources"])}
+        for consumer, body in state.allocations.items():
+            for rp_uuid, entry in body.get("allocations", {}).items():
+                if rp_uuid in inventories:
+                    held = after.setdefault(consumer, {"allocations": {}})
+                    held["allocations"][rp_uuid] = {"resources": dict(entry["resources"])}
         before_scope = simulation.tree_before.get_provider_uuids(name)
         names = preflight.names_of(simulation.tree_before, tree)
         result.violations = invariants.check_node(
@@ -350,7 +294,7 @@ class Migration:
             invariants.Violation("not_as_planned", None, None, "", problem)
             for problem in plan.unplanned(simulation.plan, simulation.tree_after, tree,
                                           simulation.allocations_after, after)]
-        result.tree_after = copy.deepcopy(tree)
+        result.tree_after = tree
         if result.violations:
             result.status = INVARIANT
 
@@ -388,17 +332,54 @@ class Migration:
         return sorted(self.results, key=lambda result: order[result.nodename])
 
     def check(self) -> None:
-        """Phase 1: read and check every node; nothing is written."""
+        """Phase 1: read and check every node; nothing is written.
+
+        One listing resolves every node's root; the trees are then read
+        (in batches when the transport allows, see :meth:`_read`) and each
+        node planned as its tree arrives, so no more than a batch of trees
+        is held at once beyond the plans.
+        """
         listing = self._listing()
+        self._calls_seen = self.placement.calls
         work = [node for node in self.mine if not node.is_ironic]
         for node in self.mine:
             if node.is_ironic:
                 self.results.append(NodeResult(node.nodename, SKIPPED))
-        for index, node in enumerate(work):
-            item = self._prepare(node, listing)
+        by_root: dict[str, list[tuple[Node, NodeResult]]] = {}
+        self._done = 0
+        for node in work:
+            result = NodeResult(node.nodename, REFUSED)
+            self.results.append(result)
+            root, findings = preflight.resolve_root(node, listing)
+            if root is None:
+                result.findings = findings
+                self._checked(len(work))
+                continue
+            by_root.setdefault(root, []).append((node, result))
+        names = {root: nodes[0][0].nodename for root, nodes in by_root.items()}
+        for state in self._read(list(by_root), names):
+            self._prepare_all(by_root.pop(state.root), state, listing, len(work))
+        # A root the bulk read skipped (not a root provider): read it as nova would.
+        self.bulk, bulk = None, self.bulk
+        try:
+            for state in self._read(list(by_root), names):
+                self._prepare_all(by_root.pop(state.root), state, listing, len(work))
+        finally:
+            self.bulk = bulk
+
+    def _prepare_all(self, nodes: list[tuple[Node, NodeResult]], state: NodeState,
+                     listing: preflight.Listing, total: int) -> None:
+        for node, result in nodes:
+            result.calls = self.placement.calls - self._calls_seen
+            self._calls_seen = self.placement.calls
+            item = self._prepare(node, state.root, state, listing, result)
             if item is not None:
                 self._prepared.append(item)
-            self.progress("check", index + 1, len(work))
+            self._checked(total)
+
+    def _checked(self, total: int) -> None:
+        self._done += 1
+        self.progress("check", self._done, total)
 
     def abandon(self) -> None:
         """Give up the write (another node was refused): the checked nodes are not run."""
@@ -420,9 +401,6 @@ class Migration:
                     rest.result.status = NOT_RUN
                 return
             self._write(item)
-            # Drop the node's cache and reads as soon as it is done.
-            item.report = None  # type: ignore[assignment]
-            item.allocations = {}
             self.progress("migrate", index + 1, len(prepared))
             if item.result.status in STOPPING:
                 for rest in prepared[index + 1:]:

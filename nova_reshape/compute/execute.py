@@ -1,0 +1,156 @@
+"""Writing one node's :class:`~nova_reshape.compute.plan.NodePlan` to Placement.
+
+The plan already says every write the node needs, so the run sends exactly
+those requests instead of letting a report client rediscover them (a tree
+read, then inventory, traits and aggregates per provider, then the
+allocations of every consumer). In this order:
+
+1. the custom traits and resource classes the plan uses that the run has
+   not yet seen exist (once per run, ``PUT /traits/{name}``,
+   ``PUT /resource_classes/{name}``; both idempotent);
+2. ``POST /resource_providers`` for each provider to create, parents first
+   (created empty: nothing can be scheduled on them);
+3. ``PUT .../traits`` and ``PUT .../aggregates`` for each provider whose
+   traits or aggregates the plan changes;
+4. the node's one atomic ``POST /reshaper`` (every provider's final
+   inventory, the leaving providers emptied, every moved consumer's final
+   allocations) when allocations move; otherwise ``PUT .../inventories``
+   per provider whose inventory changes;
+5. ``DELETE`` of the providers that leave the tree (emptied by step 4).
+
+Generations: a provider's generation is the one read in the check phase,
+then the one each response returns; the reshaper is the last generation
+checked write, so no read is needed in between. Every request is
+idempotent or guarded by a generation, so a run killed between any two of
+them is completed by running again (the next check plans what is left).
+
+Calls for a node: ``creates + trait/aggregate changes + 1`` (plus deletes),
+0 for an empty plan.
+"""
+
+from __future__ import annotations
+
+import copy
+from collections.abc import Iterable, Mapping
+from typing import Any
+
+from nova_reshape import exception
+from nova_reshape.compute.plan import NodePlan
+from nova_reshape.provider_tree import ProviderTree
+from nova_reshape.report_base import (
+    AGGREGATE_GENERATION_VERSION,
+    ALLOW_RESERVED_EQUAL_TOTAL_INVENTORY_VERSION,
+    POST_RPS_RETURNS_PAYLOAD_API_VERSION,
+    RESHAPER_VERSION,
+    error_of,
+)
+from nova_reshape.transport.base import Placement
+
+CUSTOM_PREFIX = "CUSTOM_"
+#: Keys of a consumer's allocations body the reshaper needs besides ``allocations``.
+CONSUMER_KEYS = ("consumer_generation", "project_id", "user_id")
+
+
+class PlanExecutor:
+    """Writes node plans through ``placement``.
+
+    ``known``: names of custom traits and resource classes confirmed to
+    exist, shared by every node of the run (nothing in the run deletes one).
+    """
+
+    def __init__(self, placement: Placement, known: set[str] | None = None) -> None:
+        self.placement = placement
+        self.known = known if known is not None else set()
+
+    def execute(self, plan: NodePlan, tree: ProviderTree,
+                allocations: Mapping[str, Any]) -> None:
+        """Write ``plan``, made from ``tree`` and ``allocations`` as read.
+
+        Raises :class:`~nova_reshape.exception.PlacementReshapeConflict` or
+        :class:`~nova_reshape.exception.ResourceProviderUpdateConflict` when
+        Placement changed since the read (a generation conflict), another
+        Nova exception for any other refusal.
+        """
+        if plan.empty:
+            return
+        generations = {rp: tree.data(rp).generation
+                       for rp in tree.get_provider_uuids(plan.nodename)}
+        self._ensure_custom(
+            "/traits/{}", "1.6",
+            (trait for traits in plan.traits.values() for trait in traits))
+        self._ensure_custom(
+            "/resource_classes/{}", "1.7",
+            (rc for inventory in plan.final_inventories.values() for rc in inventory))
+        for provider in plan.create:
+            generations[provider.uuid] = self._create(provider.uuid, provider.name,
+                                                      provider.parent_uuid)
+        for rp, traits in sorted(plan.traits.items()):
+            generations[rp] = self._put(rp, "traits", "1.6", {"traits": traits},
+                                        generations[rp])
+        for rp, aggregates in sorted(plan.aggregates.items()):
+            generations[rp] = self._put(rp, "aggregates", AGGREGATE_GENERATION_VERSION,
+                                        {"aggregates": aggregates}, generations[rp])
+        if plan.reshape:
+            self._reshape(plan, generations, allocations)
+        else:
+            for rp, inventory in sorted(plan.inventories.items()):
+                self._put(rp, "inventories", ALLOW_RESERVED_EQUAL_TOTAL_INVENTORY_VERSION,
+                          {"inventories": inventory}, generations[rp])
+        for rp in plan.delete:
+            response = self.placement.delete(f"/resource_providers/{rp}")
+            if not response and response.status_code != 404:
+                raise exception.ResourceProviderDeletionFailed(uuid=rp)
+
+    def _ensure_custom(self, url: str, version: str, names: Iterable[str]) -> None:
+        for name in sorted({n for n in names if n.startswith(CUSTOM_PREFIX)} - self.known):
+            response = self.placement.put(url.format(name), microversion=version)
+            if response.status_code not in (201, 204):
+                raise exception.ResourceProviderUpdateFailed(url=url.format(name),
+                                                             error=response.text)
+            self.known.add(name)
+
+    def _create(self, uuid: str, name: str, parent: str | None) -> int:
+        payload: dict[str, Any] = {"uuid": uuid, "name": name}
+        if parent is not None:
+            payload["parent_provider_uuid"] = parent
+        response = self.placement.post("/resource_providers", json=payload,
+                                       microversion=POST_RPS_RETURNS_PAYLOAD_API_VERSION)
+        if not response:
+            raise exception.ResourceProviderCreationFailed(name=name)
+        return response.json()["generation"]
+
+    def _put(self, rp: str, what: str, version: str, payload: dict[str, Any],
+             generation: int) -> int:
+        """PUT one of the provider's associations; the new generation."""
+        url = f"/resource_providers/{rp}/{what}"
+        response = self.placement.put(
+            url, json=payload | {"resource_provider_generation": generation},
+            microversion=version)
+        if response.status_code == 409:
+            if error_of(response).get("code") == "placement.inventory.inuse":
+                raise exception.InventoryInUse(error_of(response).get("detail", response.text))
+            raise exception.ResourceProviderUpdateConflict(
+                uuid=rp, generation=generation, error=response.text)
+        if response.status_code != 200:
+            raise exception.ResourceProviderUpdateFailed(url=url, error=response.text)
+        return response.json()["resource_provider_generation"]
+
+    def _reshape(self, plan: NodePlan, generations: Mapping[str, int],
+                 allocations: Mapping[str, Any]) -> None:
+        # A copy: the plan stays what the read-back is compared with.
+        payload = copy.deepcopy(plan.reshaper_payload())
+        assert payload is not None
+        for rp, entry in payload["inventories"].items():
+            entry["resource_provider_generation"] = generations[rp]
+        for consumer, body in payload["allocations"].items():
+            before = allocations.get(consumer, {})
+            payload["allocations"][consumer] = {
+                key: body.get(key, before.get(key)) for key in CONSUMER_KEYS
+            } | {"allocations": body.get("allocations", {})}
+        response = self.placement.post("/reshaper", json=payload,
+                                       microversion=RESHAPER_VERSION)
+        if not response:
+            if (response.status_code == 409
+                    and error_of(response).get("code") == "placement.concurrent_update"):
+                raise exception.PlacementReshapeConflict(error=response.text)
+            raise exception.ReshapeFailed(error=response.text)

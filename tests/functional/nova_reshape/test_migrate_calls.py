@@ -1,0 +1,98 @@
+"""Placement calls per node of a run in-process on the database, on every enabled engine.
+
+The check phase reads every tree in batches from the database (no API call
+per node); the write phase sends the node's plan and nothing else; the
+read-back is one bulk read. So a changed node costs exactly its plan's
+writes, and an unchanged node nothing. Counted by the run's own
+CountingTransport (``NodeResult.calls`` / ``writes``) and cross-checked with
+a recording transport around it.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from nova_reshape.compute import migrate
+from nova_reshape.transport import CountingTransport, open_direct
+from nova_reshape.virt.host import load_hosts
+from placement_wsgi.direct import PlacementDirect
+from tests.fixtures.config import make_conf
+from tests.functional.nova_reshape.migrate_helpers import generator
+
+HOSTS = 4
+
+
+def _deployment(db_url, tmp_path, gpus: int, kinds: tuple[str, ...] = ()) -> str:
+    out = str(tmp_path / "hosts")
+    with PlacementDirect(make_conf(db_url)) as placement:
+        generator.generate(placement, out, hosts=HOSTS, gpus=gpus, instances=6, ironic=1,
+                           kinds=kinds)
+    return out
+
+
+def _run(db_url, out):
+    with open_direct(make_conf(db_url)) as direct:
+        counting = CountingTransport(direct)
+        run = migrate.Migration(counting, load_hosts([out]), bulk=direct)
+        return run.run(), counting.calls
+
+
+def _planned_writes(result) -> int:
+    plan = result.simulation.plan
+    return (len(plan.create) + len(plan.traits) + len(plan.aggregates) + len(plan.delete)
+            + (1 if plan.reshape else len(plan.inventories)))
+
+
+@pytest.mark.parametrize("gpus", [1, 0])
+def test_a_changed_node_costs_at_most_five_calls_an_unchanged_one_none(db_url, tmp_path,
+                                                                       gpus):
+    out = _deployment(db_url, tmp_path, gpus)
+    results, total = _run(db_url, out)
+    changed = [r for r in results if r.status in ("migrated", "updated")]
+    assert len(changed) == HOSTS - 1
+    for result in changed:
+        assert result.calls == result.writes == _planned_writes(result), result.nodename
+        assert 1 <= result.calls <= 5, (result.nodename, result.simulation.plan.lines())
+        assert not result.violations
+    assert total == 1 + sum(r.calls for r in changed)  # + the one listing of providers
+    again, total = _run(db_url, out)
+    assert {r.status for r in again} == {"unchanged", "skipped"}
+    assert [r.calls for r in again] == [0] * HOSTS
+    assert total == 1
+
+
+def test_more_new_children_cost_two_calls_each(db_url, tmp_path):
+    """Placement creates a provider without traits and has no bulk trait write, so
+    each new child costs its POST and the PUT of its OWNER_NOVA trait: with four
+    GPUs a node's first migration is 4 + 4 + root traits + reshaper = 10 calls; a
+    node whose children exist already (a re-run after a kill) costs at most 2."""
+    out = _deployment(db_url, tmp_path, gpus=4)
+    results, _ = _run(db_url, out)
+    for result in (r for r in results if r.status == "migrated"):
+        plan = result.simulation.plan
+        assert len(plan.create) == 4 and result.calls == 2 * 4 + 2 == _planned_writes(result)
+
+
+class _LosingOneGpu(CountingTransport):
+    """Sends every reshaper with one consumer's VGPU dropped (a broken write)."""
+
+    def request(self, method, url, json=None, microversion=None, headers=None):
+        if url == "/reshaper":
+            for body in json["allocations"].values():
+                for rp, entry in list(body["allocations"].items()):
+                    if "VGPU" in entry["resources"]:
+                        del body["allocations"][rp]
+                        return super().request(method, url, json, microversion, headers)
+        return super().request(method, url, json, microversion, headers)
+
+
+def test_the_bulk_read_back_catches_a_write_off_the_plan(db_url, tmp_path):
+    out = _deployment(db_url, tmp_path, gpus=1)
+    with open_direct(make_conf(db_url)) as direct:
+        results = migrate.Migration(_LosingOneGpu(direct), load_hosts([out]),
+                                    bulk=direct).run()
+    first = results[0]
+    assert first.status == "invariant-violated"
+    codes = {violation.code for violation in first.violations}
+    assert {"not_conserved", "not_as_planned"} <= codes, first.violations
+    assert {r.status for r in results[1:]} == {"not-run", "skipped"}
