@@ -43,13 +43,17 @@ import sqlalchemy as sa
 metadata = sa.MetaData()
 
 
-def _timestamps() -> list[sa.Column]:
-    return [sa.Column("created_at", sa.DateTime), sa.Column("updated_at", sa.DateTime),
-            sa.Column("deleted_at", sa.DateTime), sa.Column("deleted", sa.Integer, default=0)]
+def timestamps(soft_delete: bool = True) -> list[sa.Column]:
+    """The created/updated columns every OpenStack table has, plus nova's soft-delete pair."""
+    columns = [sa.Column("created_at", sa.DateTime), sa.Column("updated_at", sa.DateTime)]
+    if soft_delete:
+        columns += [sa.Column("deleted_at", sa.DateTime),
+                    sa.Column("deleted", sa.Integer, default=0)]
+    return columns
 
 
 services = sa.Table(
-    "services", metadata, *_timestamps(),
+    "services", metadata, *timestamps(),
     sa.Column("id", sa.Integer, primary_key=True),
     sa.Column("uuid", sa.String(36)),
     sa.Column("host", sa.String(255)),
@@ -64,7 +68,7 @@ services = sa.Table(
 )
 
 compute_nodes = sa.Table(
-    "compute_nodes", metadata, *_timestamps(),
+    "compute_nodes", metadata, *timestamps(),
     sa.Column("id", sa.Integer, primary_key=True),
     sa.Column("service_id", sa.Integer),
     sa.Column("host", sa.String(255)),
@@ -98,7 +102,7 @@ compute_nodes = sa.Table(
 )
 
 instances = sa.Table(
-    "instances", metadata, *_timestamps(),
+    "instances", metadata, *timestamps(),
     sa.Column("id", sa.Integer, primary_key=True, autoincrement=True),
     sa.Column("uuid", sa.String(36), nullable=False, unique=True),
     sa.Column("user_id", sa.String(255)),
@@ -122,7 +126,7 @@ instances = sa.Table(
 )
 
 instance_extra = sa.Table(
-    "instance_extra", metadata, *_timestamps(),
+    "instance_extra", metadata, *timestamps(),
     sa.Column("id", sa.Integer, primary_key=True, autoincrement=True),
     sa.Column("instance_uuid", sa.String(36), sa.ForeignKey("instances.uuid"),
               nullable=False),
@@ -138,7 +142,7 @@ instance_extra = sa.Table(
 )
 
 pci_devices = sa.Table(
-    "pci_devices", metadata, *_timestamps(),
+    "pci_devices", metadata, *timestamps(),
     sa.Column("id", sa.Integer, primary_key=True),
     sa.Column("uuid", sa.String(36)),
     sa.Column("compute_node_id", sa.Integer, sa.ForeignKey("compute_nodes.id"),
@@ -158,7 +162,7 @@ pci_devices = sa.Table(
 )
 
 migrations = sa.Table(
-    "migrations", metadata, *_timestamps(),
+    "migrations", metadata, *timestamps(),
     sa.Column("id", sa.Integer, primary_key=True),
     sa.Column("source_compute", sa.String(255)),
     sa.Column("dest_compute", sa.String(255)),
