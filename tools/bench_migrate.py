@@ -5,7 +5,7 @@ Generates a flat deployment (tools/generate_deployment.py; by default GPUs
 only, as in the target scenario: 1,000 nodes x 4 GPUs x 16 instances), by
 default with the generator's bulk inserts (``generate_bulk``: the rows the
 Placement API would write, 500 hosts per transaction, a few ms per node;
-``--seed-through-api`` builds it request by request instead, ~36 ms per
+``--seed-through-api`` builds it request by request instead, ~40 ms per
 node on PostgreSQL; not part of the measured migration either way), then
 runs the migrate_compute_inventory flow through PlacementDirect on the
 database and reports wall time, CPU seconds (in total and per node),

@@ -21,6 +21,16 @@ from placement_wsgi.objects import resource_class, trait
 from placement_wsgi.objects.inventory_record import Inventory
 
 
+class ExistingProviders(ValueError):
+    """Some of the hosts are in the database already: the bulk path writes new ones only."""
+
+    def __init__(self, names: list[str]) -> None:
+        shown = ", ".join(names[:5]) + (f" and {len(names) - 5} more" if len(names) > 5 else "")
+        super().__init__(f"resource providers already exist: {shown}; the bulk path only "
+                         "writes hosts that are not in the database yet")
+        self.names = names
+
+
 class FlatRows(NamedTuple):
     """One host's Placement data in the flat shape, by name (before ids are known)."""
 
@@ -49,15 +59,21 @@ def insert_flat_rows(connection: Connection, hosts: list[FlatRows]) -> None:
     users created on first use; each consumer created by its allocation
     write at generation 0 and bumped once by it (so generation 1, no
     consumer type); one allocation row per consumer, provider and class.
-    Class and trait ids come from the tables (unknown names are an error).
+    Class and trait ids come from the tables (unknown names are an error);
+    a host whose uuid or name is taken raises :class:`ExistingProviders`.
     """
     now = tables.utcnow()
     providers = tables.resource_providers
+    uuids = [host.uuid for host in hosts]
+    taken = connection.execute(sa.select(providers.c.name).where(sa.or_(
+        providers.c.uuid.in_(uuids), providers.c.name.in_([host.name for host in hosts])))
+        .order_by(providers.c.name)).scalars().all()
+    if taken:
+        raise ExistingProviders(list(taken))
     connection.execute(providers.insert(), [
         {"uuid": host.uuid, "name": host.name, "generation": host.generation,
          "created_at": now, "updated_at": now if host.generation else None}
         for host in hosts])
-    uuids = [host.uuid for host in hosts]
     connection.execute(providers.update().where(providers.c.uuid.in_(uuids)).values(
         root_provider_id=providers.c.id, updated_at=providers.c.updated_at))
     ids = dict(connection.execute(

@@ -22,8 +22,8 @@ Writes go through the Placement API (PlacementDirect on ``--database``, or
 ``--placement-url``): one provider create, one inventory PUT, one traits PUT
 and one ``POST /allocations`` for all instances per host. ``--bulk`` (with
 ``--database``) writes the same rows straight into the tables instead, with
-multi-row inserts, 500 hosts per transaction (``--chunk``): about 5 ms per
-host instead of 36 ms through the API (docs/performance.md, "Building the
+multi-row inserts, 500 hosts per transaction (``--chunk``): 3-5 ms per
+host instead of ~40 ms through the API (docs/performance.md, "Building the
 benchmark deployment"). Both paths work from one description of the hosts
 (:func:`planned_hosts`) and write the host files the same way.
 
@@ -429,6 +429,9 @@ def main(argv: list[str] | None = None) -> int:
         database = open_database(args.database)
         try:
             summary = generate_bulk(database, args.out, args.hosts, chunk=args.chunk, **shape)
+        except flat_placement_rows.ExistingProviders as error:
+            print(f"error: {error}", file=sys.stderr)
+            return 1
         finally:
             database.dispose()
     elif args.database:

@@ -156,3 +156,11 @@ def test_bulk_cli_needs_a_database(tmp_path, capsys):
         generator.main(["--bulk", "--placement-url", "http://127.0.0.1:1",
                         "--out", str(tmp_path)])
     assert "--bulk writes to the tables: it needs --database" in capsys.readouterr().err
+
+
+def test_bulk_path_refuses_hosts_already_there(database, tmp_path):
+    _bulk(database, str(tmp_path / "first"), generator.KINDS, ironic=0)
+    with pytest.raises(generator.flat_placement_rows.ExistingProviders,
+                       match="already exist: cmp-0000, cmp-0001; the bulk path only"):
+        _bulk(database, str(tmp_path / "again"), generator.KINDS, ironic=0)
+    assert len(deployment_state(database)["providers"]) == HOSTS
