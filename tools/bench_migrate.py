@@ -2,7 +2,11 @@
 """Benchmark of the offline migration: N compute nodes x G GPUs x M instances.
 
 Generates a flat deployment (tools/generate_deployment.py; by default GPUs
-only, as in the target scenario: 1,000 nodes x 4 GPUs x 16 instances), then
+only, as in the target scenario: 1,000 nodes x 4 GPUs x 16 instances), by
+default with the generator's bulk inserts (``generate_bulk``: the rows the
+Placement API would write, 500 hosts per transaction, a few ms per node;
+``--seed-through-api`` builds it request by request instead, ~40 ms per
+node on PostgreSQL; not part of the measured migration either way), then
 runs the migrate_compute_inventory flow through PlacementDirect on the
 database and reports wall time, CPU seconds (in total and per node),
 Placement calls per node and peak memory (maximum resident set size of
@@ -15,6 +19,7 @@ the cost per node flat from 1,000 to 10,000 nodes. Not a test.
     python tools/bench_migrate.py --engine postgresql --nodes 5000
     python tools/bench_migrate.py --engine mysql --nodes 10000
     python tools/bench_migrate.py --database postgresql+psycopg://postgres@127.0.0.1/bench
+    python tools/bench_migrate.py --engine mysql --nodes 10000 --generate-only
 
 ``--engine postgresql|mysql`` creates a throwaway database on the local
 server (``--server`` to name another; 127.0.0.1 by default) and drops it at
@@ -25,6 +30,9 @@ same application). ``--bulk-read`` also times the set-based read of every
 node's tree and allocations (``nova_reshape.compute.tree_source``) before
 the migration; ``--profile FILE`` (one process) writes a cProfile of the
 migration and adds its split into layers to the report.
+``--generate-only`` stops after building the deployment and reports
+``generate_seconds`` (docs/performance.md, "Building the benchmark
+deployment"). A progress bar shows on a terminal.
 """
 
 from __future__ import annotations
@@ -54,6 +62,7 @@ import sqlalchemy as sa  # noqa: E402
 from nova_reshape.cmd import manage  # noqa: E402
 from nova_reshape.compute import migrate, parallel  # noqa: E402
 from nova_reshape.compute.tree_source import node_states  # noqa: E402
+from nova_reshape.progress import progress_callback  # noqa: E402
 from nova_reshape.transport import open_direct  # noqa: E402
 from nova_reshape.virt.host import load_hosts  # noqa: E402
 from placement_wsgi.direct import PlacementDirect  # noqa: E402
@@ -100,15 +109,41 @@ def bulk_read(database: str) -> dict[str, float]:
                 1000 * (time.process_time() - cpu) / max(trees, 1), 2)}
 
 
+def seed(database: str, hosts_dir: str, nodes: int, gpus: int, instances: int,
+         kinds: tuple[str, ...], through_api: bool) -> generate_deployment.Summary:
+    """Write the flat deployment: set-based inserts, or ``through_api`` request by request."""
+    progress = progress_callback(sys.stderr)
+    if through_api:
+        with PlacementDirect(generate_deployment.direct_conf(database)) as placement:
+            return generate_deployment.generate(placement, hosts_dir, hosts=nodes, gpus=gpus,
+                                                instances=instances, kinds=kinds,
+                                                progress=progress)
+    opened = generate_deployment.open_database(database)
+    try:
+        return generate_deployment.generate_bulk(opened, hosts_dir, hosts=nodes, gpus=gpus,
+                                                 instances=instances, kinds=kinds,
+                                                 progress=progress)
+    finally:
+        opened.dispose()
+
+
 def bench(database: str, directory: str, nodes: int, gpus: int, instances: int,
           kinds: tuple[str, ...], transport: str, workers: int, with_bulk_read: bool = False,
-          profile: str | None = None) -> dict[str, object]:
+          profile: str | None = None, seed_through_api: bool = False,
+          generate_only: bool = False) -> dict[str, object]:
     hosts_dir = os.path.join(directory, "hosts")
-    start = time.monotonic()
-    with PlacementDirect(generate_deployment.direct_conf(database)) as placement:
-        summary = generate_deployment.generate(placement, hosts_dir, hosts=nodes, gpus=gpus,
-                                               instances=instances, kinds=kinds)
+    start, cpu_start = time.monotonic(), time.process_time()
+    summary = seed(database, hosts_dir, nodes, gpus, instances, kinds, seed_through_api)
     generated = time.monotonic() - start
+    generation = {
+        "database": database.split("://")[0], "nodes": nodes, "gpus": gpus,
+        "instances_per_node": instances, "kinds": list(kinds) or ["gpus only"],
+        "seeded_through": "api" if seed_through_api else "bulk inserts",
+        "instances": summary.instances, "generate_seconds": round(generated, 1),
+        "generate_ms_per_node": round(1000 * generated / nodes, 2),
+        "generate_cpu_seconds": round(time.process_time() - cpu_start, 1)}
+    if generate_only:
+        return {**generation, "peak_rss_mb": round(peak_rss_mb(), 1)}
     rss_before = peak_rss_mb()
     extra: dict[str, object] = bulk_read(database) if with_bulk_read else {}
 
@@ -150,10 +185,8 @@ def bench(database: str, directory: str, nodes: int, gpus: int, instances: int,
     counts = migrate.summarize(results)
     calls = run.calls
     return {
-        "database": database.split("://")[0], "nodes": nodes, "gpus": gpus,
-        "instances_per_node": instances, "kinds": list(kinds) or ["gpus only"],
-        "transport": transport, "workers": workers, "instances": summary.instances,
-        "generate_seconds": round(generated, 1), "load_host_files_seconds": round(loaded, 2),
+        **generation, "transport": transport, "workers": workers,
+        "load_host_files_seconds": round(loaded, 2),
         "migrate_seconds": round(migrated, 1),
         "migrate_plus_load_seconds": round(migrated + loaded, 1),
         "check_phase_seconds": round(phase_ends.get("check", start) - start, 1),
@@ -196,6 +229,11 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--workers", type=int,
                         help="worker processes (default: what the command picks, "
                         "parallel.auto_workers)")
+    parser.add_argument("--seed-through-api", action="store_true",
+                        help="build the deployment through the Placement API, request by "
+                        "request, instead of with bulk inserts (slow; the same rows)")
+    parser.add_argument("--generate-only", action="store_true",
+                        help="only build the deployment and report how long it took")
     args = parser.parse_args(argv)
     kinds = tuple(kind for kind in args.kinds.split(",") if kind)
     workers = args.workers or parallel.auto_workers(args.nodes)
@@ -211,8 +249,11 @@ def main(argv: list[str] | None = None) -> int:
             database = stack.enter_context(
                 throwaway_database(args.server or SERVERS[args.engine]))
         report = bench(database, directory, args.nodes, args.gpus, args.instances, kinds,
-                       args.transport, workers, args.bulk_read, args.profile)
+                       args.transport, workers, args.bulk_read, args.profile,
+                       args.seed_through_api, args.generate_only)
     print(json.dumps(report, indent=2))
+    if args.generate_only:
+        return 0
     return 0 if report["outcome"] == {"migrated": args.nodes} else 1
 
 

@@ -20,25 +20,38 @@ Names and uuids are derived from ``--seed``, so a run is reproducible.
 
 Writes go through the Placement API (PlacementDirect on ``--database``, or
 ``--placement-url``): one provider create, one inventory PUT, one traits PUT
-and one ``POST /allocations`` for all instances per host.
+and one ``POST /allocations`` for all instances per host. ``--bulk`` (with
+``--database``) writes the same rows straight into the tables instead, with
+multi-row inserts, 500 hosts per transaction (``--chunk``): 3-5 ms per
+host instead of ~40 ms through the API (docs/performance.md, "Building the
+benchmark deployment"). Both paths work from one description of the hosts
+(:func:`planned_hosts`) and write the host files the same way.
 
     python tools/generate_deployment.py --database sqlite:////tmp/p.sqlite \\
         --out /tmp/hosts --hosts 10 --gpus 4 --instances 16
+    python tools/generate_deployment.py --bulk --database sqlite:////tmp/p.sqlite \\
+        --out /tmp/hosts --hosts 10000
 """
 
 from __future__ import annotations
 
 import argparse
 import dataclasses
+import itertools
 import math
 import os
 import sys
 import uuid
-from typing import Any
+from collections.abc import Iterator
+from typing import Any, NamedTuple
 
 import yaml
 
-sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+TOOLS = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, os.path.dirname(TOOLS))
+sys.path.insert(0, TOOLS)
+
+import flat_placement_rows  # noqa: E402
 
 CELLS = 2
 CPUS_PER_CELL = 16
@@ -56,6 +69,8 @@ class Summary:
     ironic: int = 0
     instances: int = 0
     calls: int = 0
+    #: Transactions of the bulk path (generate_bulk).
+    transactions: int = 0
     files: list[str] = dataclasses.field(default_factory=list)
 
 
@@ -174,6 +189,16 @@ def flat_allocations(layout: dict[str, Any], seed: int) -> dict[str, Any]:
     return body
 
 
+def host_traits(layout: dict[str, Any]) -> list[str]:
+    """The root's traits as the compute service set them for ``layout``."""
+    return ["COMPUTE_NODE"] + (["COMPUTE_STATUS_DISABLED"] if layout.get("disabled") else [])
+
+
+#: The one resource class (and inventory) of a generated ironic node.
+IRONIC_CLASS = "CUSTOM_BAREMETAL_GOLD"
+IRONIC_INVENTORY = {IRONIC_CLASS: {"total": 1}}
+
+
 def write_host(placement: Any, layout: dict[str, Any], seed: int) -> int:
     """Create one host's flat Placement data; returns the number of requests."""
     root = layout["uuid"]
@@ -182,9 +207,8 @@ def write_host(placement: Any, layout: dict[str, Any], seed: int) -> int:
     _ok(placement.put(f"/resource_providers/{root}/inventories", json={
         "resource_provider_generation": 0, "inventories": flat_inventory(layout)},
         microversion="1.26"), "set inventory")
-    traits = ["COMPUTE_NODE"] + (["COMPUTE_STATUS_DISABLED"] if layout.get("disabled") else [])
     _ok(placement.put(f"/resource_providers/{root}/traits", json={
-        "resource_provider_generation": 1, "traits": traits},
+        "resource_provider_generation": 1, "traits": host_traits(layout)},
         microversion="1.6"), "set traits")
     calls = 3
     allocations = flat_allocations(layout, seed)
@@ -199,11 +223,11 @@ def write_ironic(placement: Any, hostname: str, seed: int) -> int:
     root = stable_uuid(seed, hostname)
     _ok(placement.post("/resource_providers", json={"uuid": root, "name": hostname},
                        microversion="1.20"), "create provider")
-    _ok(placement.put("/resource_classes/CUSTOM_BAREMETAL_GOLD", microversion="1.7"),
+    _ok(placement.put(f"/resource_classes/{IRONIC_CLASS}", microversion="1.7"),
         "resource class")
     _ok(placement.put(f"/resource_providers/{root}/inventories", json={
-        "resource_provider_generation": 0,
-        "inventories": {"CUSTOM_BAREMETAL_GOLD": {"total": 1}}}, microversion="1.26"),
+        "resource_provider_generation": 0, "inventories": IRONIC_INVENTORY},
+        microversion="1.26"),
         "set inventory")
     return 3
 
@@ -225,33 +249,126 @@ def write_described(placement: Any, document: dict[str, Any], seed: int = 0) -> 
     return calls
 
 
+class PlannedHost(NamedTuple):
+    """One host of a generated deployment: its host file and what Placement holds for it."""
+
+    hostname: str
+    #: The host description file's content.
+    document: dict[str, Any]
+    #: The compute node's layout, or None for an ironic node.
+    layout: dict[str, Any] | None
+
+
+def planned_hosts(hosts: int, gpus: int, instances: int, ironic: int = 0, seed: int = 0,
+                  prefix: str = "cmp", kinds: tuple[str, ...] = KINDS) -> Iterator[PlannedHost]:
+    """The ``hosts`` hosts of a deployment (the last ``ironic`` of them ironic), in order.
+
+    The one description both writers (:func:`generate` through the API,
+    :func:`generate_bulk` on the tables) work from.
+    """
+    for index in range(hosts):
+        hostname = f"{prefix}-{index:04d}"
+        if index >= hosts - ironic:
+            yield PlannedHost(hostname, {"version": 1, "host": hostname, "nodes": [
+                {"nodename": hostname, "uuid": stable_uuid(seed, hostname),
+                 "hypervisor_type": "ironic"}]}, None)
+        else:
+            layout = host_layout(hostname, seed, gpus, instances, kinds)
+            yield PlannedHost(hostname, {"version": 1, "host": hostname, "nodes": [layout]},
+                              layout)
+
+
+#: libyaml's dumper when PyYAML has it (same output, several times faster).
+_YAML_DUMPER = getattr(yaml, "CSafeDumper", yaml.SafeDumper)
+
+
+def write_host_file(out_dir: str, host: PlannedHost, summary: Summary) -> None:
+    """Write ``host``'s description file into ``out_dir`` and count it in ``summary``."""
+    path = os.path.join(out_dir, f"{host.hostname}.yaml")
+    with open(path, "w", encoding="utf-8") as stream:
+        yaml.dump(host.document, stream, Dumper=_YAML_DUMPER, sort_keys=False,
+                  default_flow_style=None)
+    summary.files.append(path)
+    if host.layout is None:
+        summary.ironic += 1
+    else:
+        summary.hosts += 1
+        summary.instances += len(host.layout["consumers"])
+
+
 def generate(placement: Any, out_dir: str, hosts: int, gpus: int = 4, instances: int = 16,
              ironic: int = 0, seed: int = 0, prefix: str = "cmp",
              progress: Any = None, kinds: tuple[str, ...] = KINDS) -> Summary:
-    """Write ``hosts`` hosts (the last ``ironic`` of them ironic) and their host files."""
+    """Write ``hosts`` hosts (the last ``ironic`` of them ironic) and their host files
+    through the Placement API, a few requests per host."""
     os.makedirs(out_dir, exist_ok=True)
     summary = Summary()
-    for index in range(hosts):
-        hostname = f"{prefix}-{index:04d}"
-        path = os.path.join(out_dir, f"{hostname}.yaml")
-        if index >= hosts - ironic:
-            summary.calls += write_ironic(placement, hostname, seed)
-            document = {"version": 1, "host": hostname, "nodes": [
-                {"nodename": hostname, "uuid": stable_uuid(seed, hostname),
-                 "hypervisor_type": "ironic"}]}
-            summary.ironic += 1
+    for done, host in enumerate(planned_hosts(hosts, gpus, instances, ironic, seed, prefix,
+                                              kinds), start=1):
+        if host.layout is None:
+            summary.calls += write_ironic(placement, host.hostname, seed)
         else:
-            layout = host_layout(hostname, seed, gpus, instances, kinds)
-            summary.calls += write_host(placement, layout, seed)
-            document = {"version": 1, "host": hostname, "nodes": [layout]}
-            summary.hosts += 1
-            summary.instances += len(layout["consumers"])
-        with open(path, "w", encoding="utf-8") as stream:
-            yaml.safe_dump(document, stream, sort_keys=False, default_flow_style=None)
-        summary.files.append(path)
+            summary.calls += write_host(placement, host.layout, seed)
+        write_host_file(out_dir, host, summary)
         if progress is not None:
-            progress("generate", index + 1, hosts)
+            progress("generate", done, hosts)
     return summary
+
+
+#: Hosts per transaction of :func:`generate_bulk`.
+BULK_CHUNK = 500
+
+
+def flat_rows(host: PlannedHost, seed: int) -> flat_placement_rows.FlatRows:
+    """What :func:`write_host` / :func:`write_ironic` send for ``host``, as one record."""
+    uuid_ = stable_uuid(seed, host.hostname)
+    if host.layout is None:
+        return flat_placement_rows.FlatRows(uuid_, host.hostname, IRONIC_INVENTORY, [], {})
+    return flat_placement_rows.FlatRows(
+        uuid_, host.hostname, flat_inventory(host.layout),
+        host_traits(host.layout), flat_allocations(host.layout, seed))
+
+
+def generate_bulk(database: Any, out_dir: str, hosts: int, gpus: int = 4,
+                  instances: int = 16, ironic: int = 0, seed: int = 0, prefix: str = "cmp",
+                  progress: Any = None, kinds: tuple[str, ...] = KINDS,
+                  chunk: int = BULK_CHUNK) -> Summary:
+    """The deployment :func:`generate` writes, inserted straight into the tables.
+
+    ``database`` is a :class:`placement_wsgi.db.database.Database` with the
+    schema and standard names loaded (:func:`open_database`) and none of
+    these hosts yet. ``chunk`` hosts go in per transaction, so a failure
+    leaves whole hosts; host files are written as :func:`generate` writes
+    them. For benchmarks and tests that need a big deployment fast; the
+    functional tests check that both paths give the same rows.
+    """
+    if chunk < 1:
+        raise ValueError(f"chunk must be at least 1 host, not {chunk}")
+    from placement_wsgi.objects import resource_class
+    os.makedirs(out_dir, exist_ok=True)
+    if ironic:
+        resource_class.ensure_resource_class(database, IRONIC_CLASS)
+    summary = Summary()
+    planned = planned_hosts(hosts, gpus, instances, ironic, seed, prefix, kinds)
+    while batch := list(itertools.islice(planned, chunk)):
+        database.write(flat_placement_rows.insert_flat_rows,
+                       [flat_rows(host, seed) for host in batch])
+        summary.transactions += 1
+        for host in batch:
+            write_host_file(out_dir, host, summary)
+        if progress is not None:
+            progress("generate", len(summary.files), hosts)
+    return summary
+
+
+def open_database(url: str) -> Any:
+    """The :class:`~placement_wsgi.db.database.Database` the service would open on
+    ``url`` (same options as :func:`direct_conf`), schema and standard names loaded."""
+    from placement_wsgi import deploy
+    from placement_wsgi.db import migration
+    database = deploy.database_from_conf(direct_conf(url))
+    migration.upgrade(database)
+    return database
 
 
 def direct_conf(database: str, sync: bool = True) -> Any:
@@ -290,25 +407,44 @@ def main(argv: list[str] | None = None) -> int:
                         help="devices besides GPUs, comma-separated from: "
                         + ",".join(KINDS + EXTRA_KINDS) + " (default "
                         + ",".join(KINDS) + "; empty for GPUs only)")
+    parser.add_argument("--bulk", action="store_true",
+                        help="insert the same rows straight into the tables of --database, "
+                        f"{BULK_CHUNK} hosts per transaction (fast; for new deployments)")
+    parser.add_argument("--chunk", type=int, default=BULK_CHUNK,
+                        help="hosts per transaction with --bulk")
     args = parser.parse_args(argv)
     kinds = tuple(kind for kind in args.kinds.split(",") if kind)
     unknown = set(kinds) - set(KINDS + EXTRA_KINDS)
     if unknown:
         parser.error(f"unknown kinds: {', '.join(sorted(unknown))}")
-    from nova_reshape.cmd.render import ProgressBar
-    progress = ProgressBar() if sys.stderr.isatty() else None
-    if args.database:
+    if args.bulk and not args.database:
+        parser.error("--bulk writes to the tables: it needs --database, not --placement-url")
+    if args.chunk < 1:
+        parser.error("--chunk must be at least 1")
+    from nova_reshape.progress import progress_callback
+    progress = progress_callback(sys.stderr)
+    shape = dict(gpus=args.gpus, instances=args.instances, ironic=args.ironic, seed=args.seed,
+                 progress=progress, kinds=kinds)
+    if args.bulk:
+        database = open_database(args.database)
+        try:
+            summary = generate_bulk(database, args.out, args.hosts, chunk=args.chunk, **shape)
+        except flat_placement_rows.ExistingProviders as error:
+            print(f"error: {error}", file=sys.stderr)
+            return 1
+        finally:
+            database.dispose()
+    elif args.database:
         from placement_wsgi.direct import PlacementDirect
         with PlacementDirect(direct_conf(args.database)) as placement:
-            summary = generate(placement, args.out, args.hosts, args.gpus, args.instances,
-                               args.ironic, args.seed, progress=progress, kinds=kinds)
+            summary = generate(placement, args.out, args.hosts, **shape)
     else:
         from nova_reshape.placement_client import http_placement
         placement = http_placement(args.placement_url, token=args.token)
-        summary = generate(placement, args.out, args.hosts, args.gpus, args.instances,
-                           args.ironic, args.seed, progress=progress, kinds=kinds)
+        summary = generate(placement, args.out, args.hosts, **shape)
     print(f"{summary.hosts} compute hosts, {summary.ironic} ironic, {summary.instances} "
-          f"instances, {summary.calls} Placement requests; host files in {args.out}")
+          f"instances, {summary.calls} Placement requests, {summary.transactions} bulk "
+          f"transactions; host files in {args.out}")
     return 0
 
 
