@@ -84,58 +84,69 @@ def _check_create_clashes(connection: Connection, uuid: str, name: str) -> None:
         f"Conflicting resource provider {', '.join(clashes)} already exists.")
 
 
+def _create_failed(name: str, uuid: str, reason: str) -> errors.BadRequest:
+    return errors.BadRequest(
+        f'Unable to create resource provider "{name}", {uuid}: '
+        f"Object action create failed because: {reason}")
+
+
+def insert_provider(connection: Connection, name: str, uuid: str,
+                    parent_uuid: str | None = None) -> int:
+    """Insert the provider (generation 0) in the caller's transaction; its id.
+
+    ``uuid`` must be canonical. The new provider's root is its parent's
+    root, or itself. 400 for an empty name, a parent equal to itself or an
+    unknown parent; 409 duplicate_name when the uuid or name is taken.
+    """
+    if not name:
+        raise _create_failed(name, uuid, "name is required")
+    if parent_uuid is not None and parent_uuid == uuid:
+        raise _create_failed(
+            name, uuid,
+            "parent provider UUID cannot be same as UUID. Please set parent provider "
+            "UUID to None if there is no parent.")
+    parent_id = root_id = None
+    if parent_uuid is not None:
+        # Locked so that the parent cannot be deleted or moved to another
+        # tree before this child is committed with the parent's root.
+        parent = _provider_ids(connection, parent_uuid)
+        if parent is None:
+            raise _create_failed(name, uuid, "parent provider UUID does not exist.")
+        parent_id = parent.id
+        root_id = parent.root_provider_id or parent.id
+    _check_create_clashes(connection, uuid, name)
+    try:
+        result = connection.execute(_providers.insert().values(
+            uuid=uuid, name=name, generation=0,
+            parent_provider_id=parent_id, root_provider_id=root_id))
+    except sa.exc.IntegrityError as error:
+        # A concurrent create took the uuid or name after our check;
+        # the rerun reports it as a clash.
+        raise RetryTransaction() from error
+    new_id = result.inserted_primary_key[0]
+    if root_id is None:
+        # A root is its own root. Not an "update" of the record as far as
+        # clients are concerned, so updated_at stays empty.
+        connection.execute(_providers.update().where(_providers.c.id == new_id)
+                           .values(root_provider_id=new_id, updated_at=None))
+    return new_id
+
+
 def create_resource_provider(
     database: Database,
     name: str,
     uuid: str | None = None,
     parent_uuid: str | None = None,
 ) -> ResourceProvider:
-    """Create a provider (generation 0) and return it.
+    """Create a provider (generation 0) and return it (see :func:`insert_provider`).
 
     ``uuid`` (a lenient UUID) is normalised to canonical form; a random one
-    is used when absent. The new provider's root is its parent's root, or
-    itself. 400 for an empty name, a parent equal to itself or an unknown
-    parent; 409 duplicate_name when the uuid or name is taken.
+    is used when absent.
     """
     uuid = canonical_uuid(uuid) if uuid else str(uuid_module.uuid4())
 
-    def failed(reason: str) -> errors.BadRequest:
-        return errors.BadRequest(
-            f'Unable to create resource provider "{name}", {uuid}: '
-            f"Object action create failed because: {reason}")
-
-    if not name:
-        raise failed("name is required")
-    if parent_uuid is not None and parent_uuid == uuid:
-        raise failed(
-            "parent provider UUID cannot be same as UUID. Please set parent provider "
-            "UUID to None if there is no parent.")
-
     def body(connection: Connection) -> ResourceProvider:
-        parent_id = root_id = None
-        if parent_uuid is not None:
-            # Locked so that the parent cannot be deleted or moved to another
-            # tree before this child is committed with the parent's root.
-            parent = _provider_ids(connection, parent_uuid)
-            if parent is None:
-                raise failed("parent provider UUID does not exist.")
-            parent_id = parent.id
-            root_id = parent.root_provider_id or parent.id
-        _check_create_clashes(connection, uuid, name)
-        try:
-            result = connection.execute(_providers.insert().values(
-                uuid=uuid, name=name, generation=0,
-                parent_provider_id=parent_id, root_provider_id=root_id))
-        except sa.exc.IntegrityError as error:
-            # A concurrent create took the uuid or name after our check;
-            # the rerun reports it as a clash.
-            raise RetryTransaction() from error
-        if root_id is None:
-            new_id = result.inserted_primary_key[0]
-            # A root is its own root. Not an "update" of the record as far as
-            # clients are concerned, so updated_at stays empty.
-            connection.execute(_providers.update().where(_providers.c.id == new_id)
-                               .values(root_provider_id=new_id, updated_at=None))
+        insert_provider(connection, name, uuid, parent_uuid)
         return get_provider(connection, uuid)
 
     return database.write(body)
@@ -254,47 +265,47 @@ def update_resource_provider(
 # -- delete ------------------------------------------------------------------------
 
 
-def delete_resource_provider(database: Database, uuid: str) -> None:
-    """Delete a provider with no children and no allocations.
+def delete_provider(connection: Connection, uuid: str) -> None:
+    """Delete a provider with no children and no allocations, in the caller's transaction.
 
     Removes its inventories, aggregate links and trait links with it (the
     aggregates themselves stay). 404, then 409 cannot_delete_parent, then
     409 resource_provider.inuse.
     """
+    # Locked: a concurrent child create or allocation write waits for us
+    # (and then fails), or commits first and is seen by the checks below.
+    row = _provider_ids(connection, uuid)
+    if row is None:
+        raise errors.NotFound(f"No resource provider with uuid {uuid} found for delete")
+    provider_id = row.id
+    # Rows that keep it (a child, an allocation), each with the API's refusal.
+    allocations = tables.allocations
+    for keeping, refusal, code in (
+            (_providers.c.parent_provider_id,
+             f"Unable to delete parent resource provider {uuid}: It has child resource "
+             "providers.", errors.PROVIDER_CANNOT_DELETE_PARENT),
+            (allocations.c.resource_provider_id,
+             f"Unable to delete resource provider {uuid}: Resource provider has "
+             "allocations.", errors.PROVIDER_INUSE)):
+        if connection.execute(sa.select(keeping).where(keeping == provider_id)
+                              .limit(1)).first() is not None:
+            raise errors.Conflict(refusal, code=code)
+    for table in (tables.inventories, tables.resource_provider_aggregates,
+                  tables.resource_provider_traits):
+        connection.execute(table.delete().where(
+            table.c.resource_provider_id == provider_id))
+    # InnoDB checks foreign keys row by row, so a root (whose
+    # root_provider_id refers to itself) must let go of itself first.
+    connection.execute(_providers.update()
+                       .where(_providers.c.id == provider_id,
+                              _providers.c.root_provider_id == provider_id)
+                       .values(root_provider_id=None))
+    connection.execute(_providers.delete().where(_providers.c.id == provider_id))
 
-    def body(connection: Connection) -> None:
-        # Locked: a concurrent child create or allocation write waits for us
-        # (and then fails), or commits first and is seen by the checks below.
-        row = _provider_ids(connection, uuid)
-        if row is None:
-            raise errors.NotFound(f"No resource provider with uuid {uuid} found for delete")
-        provider_id = row.id
-        child = connection.execute(sa.select(_providers.c.id).where(
-            _providers.c.parent_provider_id == provider_id).limit(1)).first()
-        if child is not None:
-            raise errors.Conflict(
-                f"Unable to delete parent resource provider {uuid}: It has child resource "
-                "providers.", code=errors.PROVIDER_CANNOT_DELETE_PARENT)
-        allocations = tables.allocations
-        allocated = connection.execute(sa.select(allocations.c.id).where(
-            allocations.c.resource_provider_id == provider_id).limit(1)).first()
-        if allocated is not None:
-            raise errors.Conflict(
-                f"Unable to delete resource provider {uuid}: Resource provider has "
-                "allocations.", code=errors.PROVIDER_INUSE)
-        for table in (tables.inventories, tables.resource_provider_aggregates,
-                      tables.resource_provider_traits):
-            connection.execute(table.delete().where(
-                table.c.resource_provider_id == provider_id))
-        # InnoDB checks foreign keys row by row, so a root (whose
-        # root_provider_id refers to itself) must let go of itself first.
-        connection.execute(_providers.update()
-                           .where(_providers.c.id == provider_id,
-                                  _providers.c.root_provider_id == provider_id)
-                           .values(root_provider_id=None))
-        connection.execute(_providers.delete().where(_providers.c.id == provider_id))
 
-    database.write(body)
+def delete_resource_provider(database: Database, uuid: str) -> None:
+    """:func:`delete_provider` in its own transaction."""
+    database.write(delete_provider, uuid)
 
 
 # -- list --------------------------------------------------------------------------

@@ -93,20 +93,22 @@ def get_trait(database: Database, name: str) -> Trait:
     return _from_row(row)
 
 
+def insert_trait_unless_present(connection: Connection, name: str) -> tuple[Trait, bool]:
+    """Create the custom trait ``name`` unless it exists, in the caller's
+    transaction; return (trait, created)."""
+    row = _find_row(connection, name)
+    if row is not None:
+        return _from_row(row), False
+    try:
+        connection.execute(tables.traits.insert().values(name=name))
+    except sa.exc.IntegrityError as error:  # created concurrently
+        raise RetryTransaction() from error
+    return _from_row(_find_row(connection, name)), True
+
+
 def ensure_trait(database: Database, name: str) -> tuple[Trait, bool]:
     """Create the custom trait ``name`` unless it exists; return (trait, created)."""
-
-    def body(connection: Connection) -> tuple[Trait, bool]:
-        row = _find_row(connection, name)
-        if row is not None:
-            return _from_row(row), False
-        try:
-            connection.execute(tables.traits.insert().values(name=name))
-        except sa.exc.IntegrityError as error:  # created concurrently
-            raise RetryTransaction() from error
-        return _from_row(_find_row(connection, name)), True
-
-    return database.write(body)
+    return database.write(insert_trait_unless_present, name)
 
 
 def delete_trait(database: Database, name: str) -> None:
