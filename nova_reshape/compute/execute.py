@@ -191,19 +191,27 @@ class PlanExecutor:
             raise exception.ReshapeFailed(error=response.text)
 
 
-def reshaper_request(plan: NodePlan, allocations: Mapping[str, Any]) -> dict[str, Any]:
-    """The plan's ``POST /reshaper`` body (a copy; providers' generations still to
-    fill in): each moved consumer's owner and generation are the plan's, else
-    the ones read."""
-    # A copy: the plan stays what the read-back is compared with.
-    payload = copy.deepcopy(plan.reshaper_payload())
-    assert payload is not None
-    for consumer, body in payload["allocations"].items():
+def consumer_bodies(plan: NodePlan, allocations: Mapping[str, Any]) -> dict[str, Any]:
+    """Each moved consumer's reshaper entry: owner and generation are the plan's,
+    else the ones read. The entries share the plan's allocation dicts."""
+    bodies = {}
+    for consumer, body in sorted(plan.allocations.items()):
         before = allocations.get(consumer, {})
-        payload["allocations"][consumer] = {
-            key: body.get(key, before.get(key)) for key in CONSUMER_KEYS
-        } | {"allocations": body.get("allocations", {})}
-    return payload
+        bodies[consumer] = {key: body.get(key, before.get(key)) for key in CONSUMER_KEYS
+                            } | {"allocations": body.get("allocations", {})}
+    return bodies
+
+
+def reshaper_request(plan: NodePlan, allocations: Mapping[str, Any]) -> dict[str, Any]:
+    """The plan's ``POST /reshaper`` body, providers' generations still to fill in.
+
+    A deep copy: the plan stays what the read-back is compared with, whatever
+    a transport does with the body.
+    """
+    payload = plan.reshaper_payload()
+    assert payload is not None
+    payload["allocations"] = consumer_bodies(plan, allocations)
+    return copy.deepcopy(payload)
 
 
 def _records(inventory: Mapping[str, Any]) -> list[Inventory]:
@@ -220,7 +228,9 @@ def tree_change(plan: NodePlan, generations: Mapping[str, int],
         aggregates=dict(sorted(plan.aggregates.items())),
         delete=list(plan.delete), reshape=plan.reshape)
     if plan.reshape:
-        payload = reshaper_request(plan, allocations)
+        # Built afresh from the plan (records and dicts copied), so no deep copy.
+        payload = plan.reshaper_payload()
+        assert payload is not None
         change.inventories = {rp: _records(entry["inventories"])
                               for rp, entry in payload["inventories"].items()}
         change.allocations = [
@@ -230,7 +240,7 @@ def tree_change(plan: NodePlan, generations: Mapping[str, int],
                 allocations={rp: dict(entry["resources"])
                              for rp, entry in body["allocations"].items()},
                 consumer_generation=body.get("consumer_generation"))
-            for consumer, body in payload["allocations"].items()]
+            for consumer, body in consumer_bodies(plan, allocations).items()]
     else:
         change.inventories = {rp: _records(inventory)
                               for rp, inventory in sorted(plan.inventories.items())}

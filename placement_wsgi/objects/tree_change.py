@@ -18,8 +18,8 @@ with their checks and errors:
 3. new providers are inserted, parents first
    (:func:`~placement_wsgi.objects.resource_provider.insert_provider`:
    name and uuid clash checks);
-4. traits (:func:`~placement_wsgi.objects.trait.replace_provider_traits`)
-   and aggregates
+4. traits (:func:`~placement_wsgi.objects.trait.replace_traits_of_providers`,
+   every provider's at once) and aggregates
    (:func:`~placement_wsgi.objects.aggregate.replace_provider_aggregates`,
    with the generation bump of a 1.19+ PUT) per provider;
 5. the inventories: with allocations to move, the reshaper's three steps
@@ -179,9 +179,10 @@ def _apply(connection: Connection, change: TreeChange,
         ids[new.uuid] = rp_obj.insert_provider(connection, new.name, new.uuid,
                                                new.parent_uuid)
         generations[new.uuid] = 0
-    for uuid, names in change.traits.items():
-        generations[uuid] = trait_obj.replace_provider_traits(
-            connection, ids[uuid], generations[uuid], names)
+    after = trait_obj.replace_traits_of_providers(
+        connection, {ids[uuid]: (generations[uuid], names)
+                     for uuid, names in change.traits.items()})
+    generations.update((uuid, after[ids[uuid]]) for uuid in change.traits)
     for uuid, aggregates in change.aggregates.items():
         # As PUT .../aggregates with a generation (1.19+): bump, then replace.
         generations[uuid] = bump_generation(connection, ids[uuid], generations[uuid])
