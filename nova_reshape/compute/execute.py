@@ -62,7 +62,8 @@ from nova_reshape.transport.direct import on_database
 from placement_wsgi import errors as placement_errors
 from placement_wsgi.objects.allocation import ConsumerAllocations
 from placement_wsgi.objects.inventory_record import Inventory
-from placement_wsgi.objects.tree_change import ProviderToCreate, TreeChange
+from placement_wsgi.objects.resource_provider import NewProvider
+from placement_wsgi.objects.tree_change import TreeChange
 
 CUSTOM_PREFIX = "CUSTOM_"
 #: Keys of a consumer's allocations body the reshaper needs besides ``allocations``.
@@ -223,7 +224,7 @@ def tree_change(plan: NodePlan, generations: Mapping[str, int],
     """The plan as one :class:`TreeChange`, with the generations and consumers
     read: what the REST sequence writes, in one piece."""
     change = TreeChange(
-        create=[ProviderToCreate(p.uuid, p.name, p.parent_uuid) for p in plan.create],
+        create=[NewProvider(p.name, p.uuid, p.parent_uuid) for p in plan.create],
         traits=dict(sorted(plan.traits.items())),
         aggregates=dict(sorted(plan.aggregates.items())),
         delete=list(plan.delete), reshape=plan.reshape)

@@ -16,8 +16,8 @@ with their checks and errors:
 2. the custom traits and resource classes the change uses are created if
    missing (as ``PUT /traits/{name}`` and ``PUT /resource_classes/{name}``);
 3. new providers are inserted, parents first
-   (:func:`~placement_wsgi.objects.resource_provider.insert_provider`:
-   name and uuid clash checks);
+   (:func:`~placement_wsgi.objects.resource_provider.insert_providers`:
+   parent, name and uuid clash checks);
 4. traits (:func:`~placement_wsgi.objects.trait.replace_traits_of_providers`,
    every provider's at once) and aggregates
    (:func:`~placement_wsgi.objects.aggregate.replace_provider_aggregates`,
@@ -66,15 +66,6 @@ from placement_wsgi.objects.reshaper import (
 CAPACITY_RULES_VERSION = (1, 26)
 
 
-@dataclasses.dataclass(frozen=True)
-class ProviderToCreate:
-    """A provider the change creates (``POST /resource_providers``)."""
-
-    uuid: str
-    name: str
-    parent_uuid: str | None = None
-
-
 @dataclasses.dataclass
 class TreeChange:
     """Everything one tree's write consists of; every value is the final one.
@@ -82,7 +73,8 @@ class TreeChange:
     * ``generations``: provider uuid -> generation the caller read, for every
       existing provider the change touches (traits, aggregates, inventories,
       delete); new providers need none;
-    * ``create``: providers to create, parents before their children;
+    * ``create``: providers to create (name, canonical uuid, parent uuid),
+      parents before their children;
     * ``traits`` / ``aggregates``: provider uuid -> its complete final set;
     * ``inventories``: provider uuid -> its complete final inventory
       (records as a ``PUT .../inventories`` body gives them), in write order;
@@ -96,7 +88,7 @@ class TreeChange:
     """
 
     generations: dict[str, int] = dataclasses.field(default_factory=dict)
-    create: list[ProviderToCreate] = dataclasses.field(default_factory=list)
+    create: list[rp_obj.NewProvider] = dataclasses.field(default_factory=list)
     traits: dict[str, list[str]] = dataclasses.field(default_factory=dict)
     aggregates: dict[str, list[str]] = dataclasses.field(default_factory=dict)
     inventories: dict[str, list[Inventory]] = dataclasses.field(default_factory=dict)
@@ -143,16 +135,22 @@ def _check_generations(connection: Connection, change: TreeChange) -> dict[str, 
 
 
 def _ensure_custom_names(connection: Connection, change: TreeChange) -> None:
-    """Create the change's custom traits and classes that do not exist yet."""
+    """Create the change's custom traits and classes that do not exist yet
+    (one lookup per kind; an insert only for the missing ones)."""
     traits, classes = change.custom_names()
-    for kind, names, insert in (("trait", traits, trait_obj.insert_trait_unless_present),
-                                ("resource class", classes,
-                                 rc_obj.insert_class_unless_present)):
+    for kind, names, known, insert in (
+            ("trait", traits, trait_obj.trait_ids_by_name,
+             trait_obj.insert_trait_unless_present),
+            ("resource class", classes, rc_obj.ids_by_name,
+             rc_obj.insert_class_unless_present)):
         for name in names:
             # Traits and classes share the rule for custom names.
             if not trait_obj.is_valid_custom_name(name):
                 raise errors.BadRequest(f"Invalid custom {kind} name: {name}")
-            insert(connection, name)
+        found = known(connection, names)
+        for name in names:
+            if name not in found:
+                insert(connection, name)
 
 
 def _write_inventories(connection: Connection, change: TreeChange,
@@ -175,10 +173,8 @@ def _apply(connection: Connection, change: TreeChange,
     ids = {uuid: provider_id for uuid, (provider_id, _) in found.items()}
     generations = {uuid: generation for uuid, (_, generation) in found.items()}
     _ensure_custom_names(connection, change)
-    for new in change.create:
-        ids[new.uuid] = rp_obj.insert_provider(connection, new.name, new.uuid,
-                                               new.parent_uuid)
-        generations[new.uuid] = 0
+    ids.update(rp_obj.insert_providers(connection, change.create))
+    generations.update((new.uuid, 0) for new in change.create)
     after = trait_obj.replace_traits_of_providers(
         connection, {ids[uuid]: (generations[uuid], names)
                      for uuid, names in change.traits.items()})

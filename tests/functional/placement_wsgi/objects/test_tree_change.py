@@ -20,7 +20,8 @@ from placement_wsgi.objects import resource_class as rc_obj
 from placement_wsgi.objects import trait as trait_obj
 from placement_wsgi.objects.allocation import ConsumerAllocations
 from placement_wsgi.objects.inventory import Inventory
-from placement_wsgi.objects.tree_change import ProviderToCreate, TreeChange, apply_tree_change
+from placement_wsgi.objects.resource_provider import NewProvider
+from placement_wsgi.objects.tree_change import TreeChange, apply_tree_change
 from placement_wsgi.objects.tree_state import read_trees
 from tests.fixtures.config import make_conf
 from tests.fixtures.databases import checksum, empty
@@ -72,8 +73,8 @@ def _reshape_change(database: Database) -> TreeChange:
     """Move the GPUs to two new children (one with a new custom class), drop the
     old child, change the root's traits and aggregates."""
     change = TreeChange(
-        create=[ProviderToCreate(GPU0, "node_gpu0", ROOT),
-                ProviderToCreate(GPU1, "node_gpu1", ROOT)],
+        create=[NewProvider("node_gpu0", GPU0, ROOT),
+                NewProvider("node_gpu1", GPU1, ROOT)],
         traits={ROOT: ["COMPUTE_NODE", "OWNER_NOVA"], GPU0: ["OWNER_NOVA", "CUSTOM_GPU_T"],
                 GPU1: ["OWNER_NOVA"]},
         aggregates={ROOT: [AGG2]},
@@ -204,7 +205,7 @@ def test_an_unknown_resource_class_writes_nothing(seeded):
 
 def test_removing_inventory_in_use_writes_nothing(seeded):
     change = TreeChange(generations={ROOT: _generations(seeded)[ROOT]},
-                        create=[ProviderToCreate(GPU0, "node_gpu0", ROOT)],
+                        create=[NewProvider("node_gpu0", GPU0, ROOT)],
                         traits={GPU0: ["CUSTOM_NEW_TRAIT"]},
                         inventories={ROOT: [Inventory("VCPU", 16)]})
     _refused(seeded, change, errors.InventoryInUse)
@@ -213,7 +214,7 @@ def test_removing_inventory_in_use_writes_nothing(seeded):
 
 def test_a_name_clash_writes_nothing(seeded):
     change = _reshape_change(seeded)
-    change.create[1] = ProviderToCreate(GPU1, "node", ROOT)
+    change.create[1] = NewProvider("node", GPU1, ROOT)
     assert "name: node" in _refused(seeded, change, errors.DuplicateName)
 
 
@@ -228,3 +229,24 @@ def test_an_inconsistent_change_is_refused_before_any_write(seeded):
     change = _reshape_change(seeded)
     del change.generations[ROOT]
     assert "no generation given" in _refused(seeded, change, ValueError)
+
+
+def test_new_providers_may_be_parents_of_later_ones(seeded):
+    change = TreeChange(create=[NewProvider("node_gpu0", GPU0, ROOT),
+                                NewProvider("node_gpu0_vf", GPU1, GPU0)])
+    assert apply_tree_change(seeded, change, **OPTIONS) == {GPU0: 0, GPU1: 0}
+    (state,) = read_trees(seeded, [ROOT])
+    parents = {p["uuid"]: (p["parent_provider_uuid"], p["root_provider_uuid"])
+               for p in state.providers}
+    assert parents[GPU1] == (GPU0, ROOT) and parents[GPU0] == (ROOT, ROOT)
+
+
+def test_a_name_used_twice_by_the_change_writes_nothing(seeded):
+    change = TreeChange(create=[NewProvider("twice", GPU0, ROOT), NewProvider("twice", GPU1)])
+    assert "name: twice" in _refused(seeded, change, errors.DuplicateName)
+
+
+def test_a_parent_created_after_its_child_is_unknown_and_writes_nothing(seeded):
+    change = TreeChange(create=[NewProvider("child", GPU1, GPU0),
+                                NewProvider("parent", GPU0, ROOT)])
+    assert "parent provider UUID does not exist" in _refused(seeded, change, errors.BadRequest)
