@@ -100,8 +100,8 @@ class PlanExecutor:
         generations = {rp: tree.data(rp).generation
                        for rp in tree.get_provider_uuids(plan.nodename)}
         if self.tree_writer is not None:
-            self._apply(self.tree_writer, tree_change(plan, generations, allocations),
-                        plan.reshape)
+            apply_change(self.tree_writer, tree_change(plan, generations, allocations),
+                         plan.reshape)
             return
         self._ensure_custom(
             "/traits/{}", "1.6",
@@ -128,21 +128,6 @@ class PlanExecutor:
             response = self.placement.delete(f"/resource_providers/{rp}")
             if not response and response.status_code != 404:
                 raise exception.ResourceProviderDeletionFailed(uuid=rp)
-
-    @staticmethod
-    def _apply(writer: TreeWriter, change: TreeChange, reshape: bool) -> None:
-        """The one call; the API's errors as the REST sequence reports them."""
-        try:
-            writer.apply_tree_change(change)
-        except placement_errors.ConcurrentUpdate as error:
-            raise exception.PlacementReshapeConflict(error=str(error)) from error
-        except placement_errors.InventoryInUse as error:
-            raise exception.InventoryInUse(str(error)) from error
-        except placement_errors.PlacementError as error:
-            if reshape:
-                raise exception.ReshapeFailed(error=str(error)) from error
-            raise exception.ResourceProviderUpdateFailed(
-                url="(in-process tree change)", error=str(error)) from error
 
     def _ensure_custom(self, url: str, version: str, names: Iterable[str]) -> None:
         for name in sorted({n for n in names if n.startswith(CUSTOM_PREFIX)} - self.known):
@@ -190,6 +175,23 @@ class PlanExecutor:
                     and error_of(response).get("code") == "placement.concurrent_update"):
                 raise exception.PlacementReshapeConflict(error=response.text)
             raise exception.ReshapeFailed(error=response.text)
+
+
+def apply_change(writer: TreeWriter, change: TreeChange, reshape: bool) -> None:
+    """The one in-process call, Placement's errors raised as the Nova exceptions
+    the request sequence raises (a stale generation is a reshape conflict, so the
+    run re-reads and re-plans the node)."""
+    try:
+        writer.apply_tree_change(change)
+    except placement_errors.ConcurrentUpdate as error:
+        raise exception.PlacementReshapeConflict(error=str(error)) from error
+    except placement_errors.InventoryInUse as error:
+        raise exception.InventoryInUse(str(error)) from error
+    except placement_errors.PlacementError as error:
+        if reshape:
+            raise exception.ReshapeFailed(error=str(error)) from error
+        raise exception.ResourceProviderUpdateFailed(
+            url="(in-process tree change)", error=str(error)) from error
 
 
 def consumer_bodies(plan: NodePlan, allocations: Mapping[str, Any]) -> dict[str, Any]:

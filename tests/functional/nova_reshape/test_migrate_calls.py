@@ -119,3 +119,32 @@ def test_the_bulk_read_back_catches_a_write_off_the_plan(db_url, tmp_path):
     codes = {violation.code for violation in first.violations}
     assert {"not_conserved", "not_as_planned"} <= codes, first.violations
     assert {r.status for r in results[1:]} == {"not-run", "skipped"}
+
+
+class _AnotherWriterFirst(CountingTransport):
+    """Before the run's first tree change, another writer bumps a provider it touches."""
+
+    def __init__(self, placement) -> None:
+        super().__init__(placement)
+        self.raced = False
+
+    def apply_tree_change(self, change):
+        if not self.raced:
+            self.raced = True
+            rp = sorted(change.generations)[0]
+            generation = self.placement.get(f"/resource_providers/{rp}",
+                                            microversion="1.14").json()["generation"]
+            assert self.placement.put(f"/resource_providers/{rp}/aggregates", json={
+                "aggregates": [], "resource_provider_generation": generation},
+                microversion="1.19").ok
+        return super().apply_tree_change(change)
+
+
+def test_a_conflict_in_process_is_read_planned_and_written_again(db_url, tmp_path):
+    out = _deployment(db_url, tmp_path, gpus=1)
+    with open_direct(make_conf(db_url)) as direct:
+        results = migrate.Migration(_AnotherWriterFirst(direct), load_hosts([out])).run()
+    first = results[0]
+    assert first.status == "migrated" and not first.violations, first.error
+    assert first.calls == first.writes == 2  # the refused change, then the re-planned one
+    assert [r.calls for r in results[1:HOSTS - 1]] == [1] * (HOSTS - 2)
