@@ -38,7 +38,6 @@ class CountingTransport(Transport):
                                                        microversion=microversion,
                                                        headers=headers)
 
-
     def apply_tree_change(self, change: TreeChange) -> dict[str, int]:
         """``placement``'s :meth:`TreeWriter.apply_tree_change`, counted as one write."""
         if not isinstance(self.placement, TreeWriter):
