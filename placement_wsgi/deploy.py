@@ -95,7 +95,7 @@ class MicroversionMiddleware:
                 "The database was too busy to complete the request; try again."), request)
         except DatabaseUnavailable:
             response = errors.to_response(errors.ServiceUnavailable(
-                "The database is unreachable; nothing was changed. Try again later.",
+                errors.DATABASE_UNREACHABLE,
                 headers={"Retry-After": str(RETRY_AFTER_SECONDS)}), request)
         response.headers[microversion.HEADER] = microversion.response_header_value(version)
         response.headers["Vary"] = microversion.HEADER.lower()

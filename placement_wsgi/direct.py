@@ -38,9 +38,10 @@ from oslo_config import cfg
 from wsgi_intercept import requests_intercept
 
 from placement_wsgi import conf as placement_conf
-from placement_wsgi import deploy
+from placement_wsgi import deploy, errors
 from placement_wsgi.client import VERSION_HEADER, PlacementClient
-from placement_wsgi.objects import tree_state
+from placement_wsgi.db.database import DatabaseUnavailable
+from placement_wsgi.objects import tree_change, tree_state
 
 __all__ = ["SCRIPT_NAME", "VERSION_HEADER", "PlacementClient", "PlacementDirect"]
 
@@ -176,6 +177,36 @@ class PlacementDirect:
         if self.app is None:
             raise RuntimeError("this PlacementDirect is not open")
         return tree_state.read_trees(self.app.placement_app.database, roots, batch_size)
+
+    def apply_tree_change(self, change: tree_change.TreeChange) -> dict[str, int]:
+        """Write one provider tree's whole change in one database transaction.
+
+        :func:`placement_wsgi.objects.tree_change.apply_tree_change` on the
+        open database; returns the providers' generations afterwards and
+        raises the API's errors (``errors.ConcurrentUpdate`` for a stale
+        generation, ``errors.ServiceUnavailable`` when the database stays
+        unreachable, as the app answers), the database untouched. Only while
+        open.
+
+        It bypasses the REST pipeline (routing, microversions, policy, JSON)
+        on purpose: it serves an in-process operator tool that already holds
+        the database credentials (so policy has nothing to protect), it runs
+        the same object functions with the same checks the handlers call,
+        and it turns a tree's sequence of requests (each its own
+        transaction) into one transaction, so a killed run leaves a tree
+        either as it was or fully written. Consumers are written as the
+        reshaper writes them at its first microversion (1.30).
+        """
+        if self.app is None:
+            raise RuntimeError("this PlacementDirect is not open")
+        conf = self.conf.placement
+        try:
+            return tree_change.apply_tree_change(
+                self.app.placement_app.database, change,
+                incomplete_project=conf.incomplete_consumer_project_id,
+                incomplete_user=conf.incomplete_consumer_user_id)
+        except DatabaseUnavailable as error:  # as the app answers (503)
+            raise errors.ServiceUnavailable(errors.DATABASE_UNREACHABLE) from error
 
     def __exit__(self, *exc_info: object) -> None:
         try:

@@ -99,6 +99,10 @@ class ServiceUnavailable(PlacementError):
     status = 503
 
 
+#: What a request answers when the database stayed unreachable through its retries.
+DATABASE_UNREACHABLE = "The database is unreachable; nothing was changed. Try again later."
+
+
 class NotImplementedYet(PlacementError):
     status = 501
 

@@ -1,9 +1,22 @@
 """Writing one node's :class:`~nova_reshape.compute.plan.NodePlan` to Placement.
 
 The plan already says every write the node needs, so the run sends exactly
-those requests instead of letting a report client rediscover them (a tree
+those writes instead of letting a report client rediscover them (a tree
 read, then inventory, traits and aggregates per provider, then the
-allocations of every consumer). In this order:
+allocations of every consumer).
+
+In-process on the database (:func:`~nova_reshape.transport.direct.on_database`)
+the whole plan is ONE call,
+:meth:`~nova_reshape.transport.base.TreeWriter.apply_tree_change`, which
+writes it in one database transaction with the same object functions and
+checks the API requests below run (see
+:mod:`placement_wsgi.objects.tree_change`). A run killed at any moment
+leaves the node either as it was or fully written. A stale generation is
+:class:`~nova_reshape.exception.PlacementReshapeConflict`, as for the
+reshaper.
+
+Over the API (no such call) the plan is the sequence of requests, in this
+order:
 
 1. the custom traits and resource classes the plan uses that the run has
    not yet seen exist (once per run, ``PUT /traits/{name}``,
@@ -24,8 +37,8 @@ checked write, so no read is needed in between. Every request is
 idempotent or guarded by a generation, so a run killed between any two of
 them is completed by running again (the next check plans what is left).
 
-Calls for a node: ``creates + trait/aggregate changes + 1`` (plus deletes),
-0 for an empty plan.
+Calls for a node: 1 in-process; over the API ``creates + trait/aggregate
+changes + 1`` (plus deletes). 0 for an empty plan.
 """
 
 from __future__ import annotations
@@ -44,7 +57,13 @@ from nova_reshape.report_base import (
     RESHAPER_VERSION,
     error_of,
 )
-from nova_reshape.transport.base import Placement
+from nova_reshape.transport.base import Placement, TreeWriter
+from nova_reshape.transport.direct import on_database
+from placement_wsgi import errors as placement_errors
+from placement_wsgi.objects.allocation import ConsumerAllocations
+from placement_wsgi.objects.inventory_record import Inventory
+from placement_wsgi.objects.resource_provider import NewProvider
+from placement_wsgi.objects.tree_change import TreeChange
 
 CUSTOM_PREFIX = "CUSTOM_"
 #: Keys of a consumer's allocations body the reshaper needs besides ``allocations``.
@@ -56,11 +75,16 @@ class PlanExecutor:
 
     ``known``: names of custom traits and resource classes confirmed to
     exist, shared by every node of the run (nothing in the run deletes one).
+    ``tree_writer``: ``placement`` itself when it is in-process on the
+    database (each plan is then one call), else None (the REST sequence).
     """
 
     def __init__(self, placement: Placement, known: set[str] | None = None) -> None:
         self.placement = placement
         self.known = known if known is not None else set()
+        self.tree_writer: TreeWriter | None = (
+            placement if on_database(placement) is not None
+            and isinstance(placement, TreeWriter) else None)
 
     def execute(self, plan: NodePlan, tree: ProviderTree,
                 allocations: Mapping[str, Any]) -> None:
@@ -75,6 +99,10 @@ class PlanExecutor:
             return
         generations = {rp: tree.data(rp).generation
                        for rp in tree.get_provider_uuids(plan.nodename)}
+        if self.tree_writer is not None:
+            apply_change(self.tree_writer, tree_change(plan, generations, allocations),
+                         plan.reshape)
+            return
         self._ensure_custom(
             "/traits/{}", "1.6",
             (trait for traits in plan.traits.values() for trait in traits))
@@ -137,16 +165,9 @@ class PlanExecutor:
 
     def _reshape(self, plan: NodePlan, generations: Mapping[str, int],
                  allocations: Mapping[str, Any]) -> None:
-        # A copy: the plan stays what the read-back is compared with.
-        payload = copy.deepcopy(plan.reshaper_payload())
-        assert payload is not None
+        payload = reshaper_request(plan, allocations)
         for rp, entry in payload["inventories"].items():
             entry["resource_provider_generation"] = generations[rp]
-        for consumer, body in payload["allocations"].items():
-            before = allocations.get(consumer, {})
-            payload["allocations"][consumer] = {
-                key: body.get(key, before.get(key)) for key in CONSUMER_KEYS
-            } | {"allocations": body.get("allocations", {})}
         response = self.placement.post("/reshaper", json=payload,
                                        microversion=RESHAPER_VERSION)
         if not response:
@@ -154,3 +175,77 @@ class PlanExecutor:
                     and error_of(response).get("code") == "placement.concurrent_update"):
                 raise exception.PlacementReshapeConflict(error=response.text)
             raise exception.ReshapeFailed(error=response.text)
+
+
+def apply_change(writer: TreeWriter, change: TreeChange, reshape: bool) -> None:
+    """The one in-process call, Placement's errors raised as the Nova exceptions
+    the request sequence raises (a stale generation is a reshape conflict, so the
+    run re-reads and re-plans the node)."""
+    try:
+        writer.apply_tree_change(change)
+    except placement_errors.ConcurrentUpdate as error:
+        raise exception.PlacementReshapeConflict(error=str(error)) from error
+    except placement_errors.InventoryInUse as error:
+        raise exception.InventoryInUse(str(error)) from error
+    except placement_errors.PlacementError as error:
+        if reshape:
+            raise exception.ReshapeFailed(error=str(error)) from error
+        raise exception.ResourceProviderUpdateFailed(
+            url="(in-process tree change)", error=str(error)) from error
+
+
+def consumer_bodies(plan: NodePlan, allocations: Mapping[str, Any]) -> dict[str, Any]:
+    """Each moved consumer's reshaper entry: owner and generation are the plan's,
+    else the ones read. The entries share the plan's allocation dicts."""
+    bodies = {}
+    for consumer, body in sorted(plan.allocations.items()):
+        before = allocations.get(consumer, {})
+        bodies[consumer] = {key: body.get(key, before.get(key)) for key in CONSUMER_KEYS
+                            } | {"allocations": body.get("allocations", {})}
+    return bodies
+
+
+def reshaper_request(plan: NodePlan, allocations: Mapping[str, Any]) -> dict[str, Any]:
+    """The plan's ``POST /reshaper`` body, providers' generations still to fill in.
+
+    A deep copy: the plan stays what the read-back is compared with, whatever
+    a transport does with the body.
+    """
+    payload = plan.reshaper_payload()
+    assert payload is not None
+    payload["allocations"] = consumer_bodies(plan, allocations)
+    return copy.deepcopy(payload)
+
+
+def _records(inventory: Mapping[str, Any]) -> list[Inventory]:
+    return [Inventory.from_body(rc, record) for rc, record in inventory.items()]
+
+
+def tree_change(plan: NodePlan, generations: Mapping[str, int],
+                allocations: Mapping[str, Any]) -> TreeChange:
+    """The plan as one :class:`TreeChange`, with the generations and consumers
+    read: what the REST sequence writes, in one piece."""
+    change = TreeChange(
+        create=[NewProvider(p.name, p.uuid, p.parent_uuid) for p in plan.create],
+        traits=dict(sorted(plan.traits.items())),
+        aggregates=dict(sorted(plan.aggregates.items())),
+        delete=list(plan.delete), reshape=plan.reshape)
+    if plan.reshape:
+        # Built afresh from the plan (records and dicts copied), so no deep copy.
+        payload = plan.reshaper_payload()
+        assert payload is not None
+        change.inventories = {rp: _records(entry["inventories"])
+                              for rp, entry in payload["inventories"].items()}
+        change.allocations = [
+            ConsumerAllocations(
+                consumer_uuid=consumer, project_id=body.get("project_id") or "",
+                user_id=body.get("user_id") or "",
+                allocations={rp: dict(entry["resources"])
+                             for rp, entry in body["allocations"].items()},
+                consumer_generation=body.get("consumer_generation"))
+            for consumer, body in consumer_bodies(plan, allocations).items()]
+    else:
+        change.inventories = {rp: _records(inventory)
+                              for rp, inventory in sorted(plan.inventories.items())}
+    change.generations = {rp: generations[rp] for rp in change.existing}
+    return change

@@ -23,13 +23,15 @@ It goes in two phases:
    (one read) and checked against the invariants
    (:mod:`nova_reshape.compute.invariants`) and its plan.
 
-Each node's change is one atomic ``POST /reshaper`` (preceded by creating
-the empty child providers and their trait updates), so a run killed
-at any moment leaves every node either untouched, with empty new children
-and perhaps their traits set (the next run's reshape fills them), or
-reshaped, perhaps with providers still to delete (the next run deletes
-them). Running again is always safe; on a migrated deployment it writes
-nothing.
+In-process on the database each node's change is one call that runs one
+database transaction, so a run killed at any moment leaves every node
+either untouched or fully written. Over the API it is a sequence of
+requests around one atomic ``POST /reshaper`` (preceded by creating the
+empty child providers and their trait updates), so a killed run may leave
+a node with empty new children and perhaps their traits set (the next
+run's reshape fills them), or reshaped with providers still to delete (the
+next run deletes them). Running again is always safe; on a migrated
+deployment it writes nothing.
 """
 
 from __future__ import annotations
@@ -47,7 +49,7 @@ from nova_reshape.compute.resource_tracker import CONFLICT_ATTEMPTS
 from nova_reshape.compute.tree_source import BulkReader, NodeState, node_states
 from nova_reshape.report import SchedulerReportClient
 from nova_reshape.transport.counting import CountingTransport as CountingPlacement
-from nova_reshape.transport.direct import DirectTransport
+from nova_reshape.transport.direct import on_database
 from nova_reshape.virt.described import DescribedDriver, nodes_of, shims_for
 from nova_reshape.virt.host import Host, Node
 from nova_reshape.virt.releases import DriverOptions
@@ -157,9 +159,7 @@ class Migration:
         self.driver = DescribedDriver(self.nodes, shims_for(self.options), self.options)
         self.results: list[NodeResult] = []
         #: Reads trees in batches from the database (None: per node through the API).
-        self.bulk: BulkReader | None = bulk if bulk is not None else (
-            placement if isinstance(placement, DirectTransport) and placement.direct is not None
-            else None)
+        self.bulk: BulkReader | None = bulk if bulk is not None else on_database(placement)
         #: Writes each node's plan (knows which custom traits and classes exist).
         self.executor = PlanExecutor(self.placement)
         self._done = 0

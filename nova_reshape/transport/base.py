@@ -8,9 +8,12 @@ microversion, and the four verbs written once over ``request()``.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 
 from placement_wsgi.client import VERSION_HEADER, ClientBase
+
+if TYPE_CHECKING:
+    from placement_wsgi.objects.tree_change import TreeChange
 
 #: The base of nova_reshape's transports.
 Transport = ClientBase
@@ -32,4 +35,16 @@ class Placement(Protocol):
                headers: Mapping[str, str] | None = None) -> Any: ...
 
 
-__all__ = ["VERSION_HEADER", "Placement", "Transport"]
+@runtime_checkable
+class TreeWriter(Protocol):
+    """A transport that writes a provider tree's whole change in one call.
+
+    Offered in-process on the database (``open_direct``) and by the
+    transports that wrap one (:class:`~nova_reshape.transport.counting.CountingTransport`);
+    see :func:`placement_wsgi.objects.tree_change.apply_tree_change`.
+    """
+
+    def apply_tree_change(self, change: TreeChange) -> dict[str, int]: ...
+
+
+__all__ = ["VERSION_HEADER", "Placement", "Transport", "TreeWriter"]

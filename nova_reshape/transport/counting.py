@@ -3,9 +3,12 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from nova_reshape.transport.base import Placement, Transport
+from nova_reshape.transport.base import Placement, Transport, TreeWriter
+
+if TYPE_CHECKING:
+    from placement_wsgi.objects.tree_change import TreeChange
 
 
 class CountingTransport(Transport):
@@ -14,7 +17,9 @@ class CountingTransport(Transport):
     zero writes).
 
     ``placement`` needs only the four verbs (any :class:`Placement`); the
-    headers and microversion are passed through untouched.
+    headers and microversion are passed through untouched. When it also
+    writes trees in one call (a :class:`TreeWriter`), so does this, each
+    :meth:`apply_tree_change` counted as one call and one write.
     """
 
     def __init__(self, placement: Placement) -> None:
@@ -33,3 +38,10 @@ class CountingTransport(Transport):
                                                        microversion=microversion,
                                                        headers=headers)
 
+    def apply_tree_change(self, change: TreeChange) -> dict[str, int]:
+        """``placement``'s :meth:`TreeWriter.apply_tree_change`, counted as one write."""
+        if not isinstance(self.placement, TreeWriter):
+            raise TypeError("the wrapped transport cannot write a tree in one call")
+        self.calls += 1
+        self.writes += 1
+        return self.placement.apply_tree_change(change)

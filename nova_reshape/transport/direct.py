@@ -10,6 +10,12 @@ configuration, noauth2 identity headers, closing the database pool) but
 hands each request to the app as a WebOb request. The app, its middleware
 pipeline, microversions, policy and database transactions are the same.
 
+Opened on the database, it also offers two bulk operations of
+PlacementDirect that bypass the REST pipeline for the migration's sake:
+:meth:`DirectTransport.read_trees` and :meth:`DirectTransport.apply_tree_change`
+(one transaction per tree). :func:`on_database` is the one rule telling
+whether a transport is in-process on the database and so offers them.
+
 Responses offer what the report client uses of ``requests.Response``:
 ``status_code``, ``ok``/truth value (status < 400), ``text``, ``content``,
 ``headers`` and ``json()``.
@@ -25,7 +31,9 @@ from typing import Any
 import webob
 
 from nova_reshape.transport.base import Transport
+from nova_reshape.transport.counting import CountingTransport
 from placement_wsgi.direct import PlacementDirect
+from placement_wsgi.objects.tree_change import TreeChange
 from placement_wsgi.objects.tree_state import DEFAULT_BATCH_SIZE, TreeState
 
 
@@ -56,7 +64,7 @@ class DirectTransport(Transport):
     """The verbs on a WSGI ``app``: each request is a WebOb request handed to it.
 
     Opened by :func:`open_direct`, it also offers PlacementDirect's bulk
-    :meth:`read_trees`.
+    :meth:`read_trees` and :meth:`apply_tree_change`.
     """
 
     def __init__(self, app: Any, headers: Mapping[str, str] | None = None,
@@ -73,6 +81,15 @@ class DirectTransport(Transport):
             raise RuntimeError("bulk reads need a transport opened by open_direct")
         return self.direct.read_trees(roots, batch_size)
 
+    def apply_tree_change(self, change: TreeChange) -> dict[str, int]:
+        """:meth:`placement_wsgi.direct.PlacementDirect.apply_tree_change` on the open
+        database: the tree's whole change in one transaction, not through the API
+        (an in-process operator tool holding the database credentials, running the
+        same object functions and checks as the handlers)."""
+        if self.direct is None:
+            raise RuntimeError("bulk writes need a transport opened by open_direct")
+        return self.direct.apply_tree_change(change)
+
     def request(self, method: str, url: str, json: Any = None,
                 microversion: str | None = None,
                 headers: Mapping[str, str] | None = None) -> WsgiResponse:
@@ -82,6 +99,21 @@ class DirectTransport(Transport):
             request.body = jsonlib.dumps(json).encode("utf-8")
             request.content_type = "application/json"
         return WsgiResponse(request.get_response(self.app))
+
+
+def on_database(placement: object) -> DirectTransport | None:
+    """The in-process transport on the database that ``placement`` is, or counts the
+    requests of (:class:`CountingTransport` layers are looked through); None for
+    any other transport (HTTP, or a wrapper that only passes requests on).
+
+    The one rule for "in-process on the database": such a run reads trees in
+    bulk and writes each tree's change in one call.
+    """
+    while isinstance(placement, CountingTransport):
+        placement = placement.placement
+    if isinstance(placement, DirectTransport) and placement.direct is not None:
+        return placement
+    return None
 
 
 @contextlib.contextmanager

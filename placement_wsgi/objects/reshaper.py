@@ -34,7 +34,8 @@ UPDATE_CONFLICT = "update conflict: "
 _providers = tables.resource_providers
 
 
-def _generations(connection: Connection, uuids: Sequence[str]) -> dict[str, tuple[int, int]]:
+def provider_generations(connection: Connection,
+                         uuids: Sequence[str]) -> dict[str, tuple[int, int]]:
     """uuid -> (id, generation) of the providers that exist, in one query."""
     if not uuids:
         return {}
@@ -47,7 +48,7 @@ def _generations(connection: Connection, uuids: Sequence[str]) -> dict[str, tupl
 def _providers_checked(connection: Connection,
                        targets: list[ProviderInventories]) -> None:
     """Every target exists and is at the generation the client saw (in request order)."""
-    found = _generations(connection, [target.provider_uuid for target in targets])
+    found = provider_generations(connection, [target.provider_uuid for target in targets])
     for target in targets:
         if target.provider_uuid not in found:
             raise errors.BadRequest(
@@ -67,7 +68,7 @@ def _replace_all(connection: Connection, targets: list[ProviderInventories],
     its errors worded as the reshaper reports them."""
     if not targets:
         return
-    found = _generations(connection, [target.provider_uuid for target in targets])
+    found = provider_generations(connection, [target.provider_uuid for target in targets])
     current = [dataclasses.replace(target, generation=found[target.provider_uuid][1])
                for target in targets]
     try:
@@ -82,9 +83,13 @@ def _replace_all(connection: Connection, targets: list[ProviderInventories],
         raise errors.ConcurrentUpdate(UPDATE_CONFLICT + error.message) from error
 
 
-def _reshape(connection: Connection, targets: list[ProviderInventories],
-             allocations: list[allocation_obj.ConsumerAllocations],
-             allocation_options: dict) -> None:
+def replace_inventories_and_allocations(
+        connection: Connection, targets: list[ProviderInventories],
+        allocations: list[allocation_obj.ConsumerAllocations],
+        allocation_options: dict) -> None:
+    """The reshape in the caller's transaction: generation checks, then the
+    three steps (see the module docstring). ``allocation_options`` are
+    :func:`~placement_wsgi.objects.allocation.prepare_allocations`' keywords."""
     _providers_checked(connection, targets)
     prepared = allocation_obj.prepare_allocations(
         connection, allocations, unknown_class_prefix=MALFORMED, **allocation_options)
@@ -105,7 +110,7 @@ def reshape(database: Database, targets: list[ProviderInventories],
                "incomplete_project": incomplete_project,
                "incomplete_user": incomplete_user}
     try:
-        database.write(_reshape, targets, allocations, options)
+        database.write(replace_inventories_and_allocations, targets, allocations, options)
     except TransactionRetriesExhausted as error:
         raise errors.ConcurrentUpdate(
             UPDATE_CONFLICT + "another process kept changing the same resource providers "

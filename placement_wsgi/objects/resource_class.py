@@ -159,16 +159,19 @@ def create_resource_class(database: Database, name: str) -> ResourceClass:
     return database.write(body)
 
 
+def insert_class_unless_present(connection: Connection, name: str,
+                                ) -> tuple[ResourceClass, bool]:
+    """Create the custom class ``name`` unless it exists, in the caller's
+    transaction; return (class, created)."""
+    existing = _find(connection, name)
+    if existing is not None:
+        return existing, False
+    return _insert_custom(connection, name), True
+
+
 def ensure_resource_class(database: Database, name: str) -> tuple[ResourceClass, bool]:
     """PUT (>=1.7) semantics: create ``name`` unless it exists; (class, created)."""
-
-    def body(connection: Connection) -> tuple[ResourceClass, bool]:
-        existing = _find(connection, name)
-        if existing is not None:
-            return existing, False
-        return _insert_custom(connection, name), True
-
-    return database.write(body)
+    return database.write(insert_class_unless_present, name)
 
 
 def rename_resource_class(database: Database, name: str, new_name: str) -> ResourceClass:

@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import dataclasses
 import uuid as uuid_module
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 
 import sqlalchemy as sa
 from sqlalchemy.engine import Connection
@@ -84,58 +84,134 @@ def _check_create_clashes(connection: Connection, uuid: str, name: str) -> None:
         f"Conflicting resource provider {', '.join(clashes)} already exists.")
 
 
+def _create_failed(name: str, uuid: str, reason: str) -> errors.BadRequest:
+    return errors.BadRequest(
+        f'Unable to create resource provider "{name}", {uuid}: '
+        f"Object action create failed because: {reason}")
+
+
+@dataclasses.dataclass(frozen=True)
+class NewProvider:
+    """A provider to insert: its name, canonical uuid and parent's uuid (or None)."""
+
+    name: str
+    uuid: str
+    parent_uuid: str | None = None
+
+
+def insert_provider(connection: Connection, name: str, uuid: str,
+                    parent_uuid: str | None = None) -> int:
+    """Insert the provider (generation 0) in the caller's transaction; its id.
+
+    ``uuid`` must be canonical. See :func:`insert_providers`.
+    """
+    return insert_providers(connection, [NewProvider(name, uuid, parent_uuid)])[uuid]
+
+
+def _checked_parents(connection: Connection, new: Sequence[NewProvider]) -> dict[str, sa.Row]:
+    """The existing parents of ``new`` (locked), by uuid; 400 for a provider whose
+    parent is itself, neither exists nor comes earlier in ``new``, or that has no name."""
+    for provider in new:
+        if not provider.name:
+            raise _create_failed(provider.name, provider.uuid, "name is required")
+        if provider.parent_uuid is not None and provider.parent_uuid == provider.uuid:
+            raise _create_failed(
+                provider.name, provider.uuid,
+                "parent provider UUID cannot be same as UUID. Please set parent provider "
+                "UUID to None if there is no parent.")
+    inserted = {provider.uuid for provider in new}
+    wanted = sorted({provider.parent_uuid for provider in new
+                     if provider.parent_uuid is not None} - inserted)
+    # Locked so that a parent cannot be deleted or moved to another tree
+    # before its children are committed with the parent's root.
+    parents = {row.uuid: row for row in connection.execute(
+        sa.select(_providers.c.uuid, _providers.c.id, _providers.c.root_provider_id)
+        .where(_providers.c.uuid.in_(wanted)).with_for_update())} if wanted else {}
+    earlier: set[str] = set()
+    for provider in new:
+        if (provider.parent_uuid is not None and provider.parent_uuid not in parents
+                and provider.parent_uuid not in earlier):
+            raise _create_failed(provider.name, provider.uuid,
+                                 "parent provider UUID does not exist.")
+        earlier.add(provider.uuid)
+    return parents
+
+
+def _check_clashes(connection: Connection, new: Sequence[NewProvider]) -> None:
+    """409 duplicate_name for the first of ``new`` whose uuid or name is taken, by
+    the database or by an earlier one of ``new``. One query when none is."""
+    taken = connection.execute(
+        sa.select(_providers.c.id).where(sa.or_(
+            _providers.c.uuid.in_(sorted({provider.uuid for provider in new})),
+            _providers.c.name.in_(sorted({provider.name for provider in new}))))
+        .limit(1)).first()
+    if taken is not None:
+        for provider in new:
+            _check_create_clashes(connection, provider.uuid, provider.name)
+    uuids: set[str] = set()
+    names: set[str] = set()
+    for provider in new:
+        clashes = ([f"uuid: {provider.uuid}"] if provider.uuid in uuids else []) + (
+            [f"name: {provider.name}"] if provider.name in names else [])
+        if clashes:
+            raise errors.DuplicateName(
+                f"Conflicting resource provider {', '.join(clashes)} already exists.")
+        uuids.add(provider.uuid)
+        names.add(provider.name)
+
+
+def insert_providers(connection: Connection, new: Sequence[NewProvider]) -> dict[str, int]:
+    """Insert providers (generation 0), parents before their children, in the
+    caller's transaction; uuid -> id.
+
+    Uuids must be canonical. A new provider's root is its parent's root, or
+    itself. 400 for an empty name, a parent equal to itself or an unknown
+    parent; 409 duplicate_name when the uuid or name is taken. The checks
+    take a couple of queries whatever the number of providers (a new tree's
+    children are inserted together).
+    """
+    parents = _checked_parents(connection, new)
+    _check_clashes(connection, new)
+    placed = {uuid: (row.id, row.root_provider_id or row.id) for uuid, row in parents.items()}
+    ids: dict[str, int] = {}
+    for provider in new:
+        parent_id, root_id = (placed[provider.parent_uuid] if provider.parent_uuid is not None
+                              else (None, None))
+        try:
+            result = connection.execute(_providers.insert().values(
+                uuid=provider.uuid, name=provider.name, generation=0,
+                parent_provider_id=parent_id, root_provider_id=root_id))
+        except sa.exc.IntegrityError as error:
+            # A concurrent create took the uuid or name after our check;
+            # the rerun reports it as a clash.
+            raise RetryTransaction() from error
+        new_id = result.inserted_primary_key[0]
+        if root_id is None:
+            # A root is its own root. Not an "update" of the record as far as
+            # clients are concerned, so updated_at stays empty.
+            connection.execute(_providers.update().where(_providers.c.id == new_id)
+                               .values(root_provider_id=new_id, updated_at=None))
+            root_id = new_id
+        ids[provider.uuid] = new_id
+        placed[provider.uuid] = (new_id, root_id)
+    return ids
+
+
 def create_resource_provider(
     database: Database,
     name: str,
     uuid: str | None = None,
     parent_uuid: str | None = None,
 ) -> ResourceProvider:
-    """Create a provider (generation 0) and return it.
+    """Create a provider (generation 0) and return it (see :func:`insert_provider`).
 
     ``uuid`` (a lenient UUID) is normalised to canonical form; a random one
-    is used when absent. The new provider's root is its parent's root, or
-    itself. 400 for an empty name, a parent equal to itself or an unknown
-    parent; 409 duplicate_name when the uuid or name is taken.
+    is used when absent.
     """
     uuid = canonical_uuid(uuid) if uuid else str(uuid_module.uuid4())
 
-    def failed(reason: str) -> errors.BadRequest:
-        return errors.BadRequest(
-            f'Unable to create resource provider "{name}", {uuid}: '
-            f"Object action create failed because: {reason}")
-
-    if not name:
-        raise failed("name is required")
-    if parent_uuid is not None and parent_uuid == uuid:
-        raise failed(
-            "parent provider UUID cannot be same as UUID. Please set parent provider "
-            "UUID to None if there is no parent.")
-
     def body(connection: Connection) -> ResourceProvider:
-        parent_id = root_id = None
-        if parent_uuid is not None:
-            # Locked so that the parent cannot be deleted or moved to another
-            # tree before this child is committed with the parent's root.
-            parent = _provider_ids(connection, parent_uuid)
-            if parent is None:
-                raise failed("parent provider UUID does not exist.")
-            parent_id = parent.id
-            root_id = parent.root_provider_id or parent.id
-        _check_create_clashes(connection, uuid, name)
-        try:
-            result = connection.execute(_providers.insert().values(
-                uuid=uuid, name=name, generation=0,
-                parent_provider_id=parent_id, root_provider_id=root_id))
-        except sa.exc.IntegrityError as error:
-            # A concurrent create took the uuid or name after our check;
-            # the rerun reports it as a clash.
-            raise RetryTransaction() from error
-        if root_id is None:
-            new_id = result.inserted_primary_key[0]
-            # A root is its own root. Not an "update" of the record as far as
-            # clients are concerned, so updated_at stays empty.
-            connection.execute(_providers.update().where(_providers.c.id == new_id)
-                               .values(root_provider_id=new_id, updated_at=None))
+        insert_provider(connection, name, uuid, parent_uuid)
         return get_provider(connection, uuid)
 
     return database.write(body)
@@ -254,47 +330,47 @@ def update_resource_provider(
 # -- delete ------------------------------------------------------------------------
 
 
-def delete_resource_provider(database: Database, uuid: str) -> None:
-    """Delete a provider with no children and no allocations.
+def delete_provider(connection: Connection, uuid: str) -> None:
+    """Delete a provider with no children and no allocations, in the caller's transaction.
 
     Removes its inventories, aggregate links and trait links with it (the
     aggregates themselves stay). 404, then 409 cannot_delete_parent, then
     409 resource_provider.inuse.
     """
+    # Locked: a concurrent child create or allocation write waits for us
+    # (and then fails), or commits first and is seen by the checks below.
+    row = _provider_ids(connection, uuid)
+    if row is None:
+        raise errors.NotFound(f"No resource provider with uuid {uuid} found for delete")
+    provider_id = row.id
+    # Rows that keep it (a child, an allocation), each with the API's refusal.
+    allocations = tables.allocations
+    for keeping, refusal, code in (
+            (_providers.c.parent_provider_id,
+             f"Unable to delete parent resource provider {uuid}: It has child resource "
+             "providers.", errors.PROVIDER_CANNOT_DELETE_PARENT),
+            (allocations.c.resource_provider_id,
+             f"Unable to delete resource provider {uuid}: Resource provider has "
+             "allocations.", errors.PROVIDER_INUSE)):
+        if connection.execute(sa.select(keeping).where(keeping == provider_id)
+                              .limit(1)).first() is not None:
+            raise errors.Conflict(refusal, code=code)
+    for table in (tables.inventories, tables.resource_provider_aggregates,
+                  tables.resource_provider_traits):
+        connection.execute(table.delete().where(
+            table.c.resource_provider_id == provider_id))
+    # InnoDB checks foreign keys row by row, so a root (whose
+    # root_provider_id refers to itself) must let go of itself first.
+    connection.execute(_providers.update()
+                       .where(_providers.c.id == provider_id,
+                              _providers.c.root_provider_id == provider_id)
+                       .values(root_provider_id=None))
+    connection.execute(_providers.delete().where(_providers.c.id == provider_id))
 
-    def body(connection: Connection) -> None:
-        # Locked: a concurrent child create or allocation write waits for us
-        # (and then fails), or commits first and is seen by the checks below.
-        row = _provider_ids(connection, uuid)
-        if row is None:
-            raise errors.NotFound(f"No resource provider with uuid {uuid} found for delete")
-        provider_id = row.id
-        child = connection.execute(sa.select(_providers.c.id).where(
-            _providers.c.parent_provider_id == provider_id).limit(1)).first()
-        if child is not None:
-            raise errors.Conflict(
-                f"Unable to delete parent resource provider {uuid}: It has child resource "
-                "providers.", code=errors.PROVIDER_CANNOT_DELETE_PARENT)
-        allocations = tables.allocations
-        allocated = connection.execute(sa.select(allocations.c.id).where(
-            allocations.c.resource_provider_id == provider_id).limit(1)).first()
-        if allocated is not None:
-            raise errors.Conflict(
-                f"Unable to delete resource provider {uuid}: Resource provider has "
-                "allocations.", code=errors.PROVIDER_INUSE)
-        for table in (tables.inventories, tables.resource_provider_aggregates,
-                      tables.resource_provider_traits):
-            connection.execute(table.delete().where(
-                table.c.resource_provider_id == provider_id))
-        # InnoDB checks foreign keys row by row, so a root (whose
-        # root_provider_id refers to itself) must let go of itself first.
-        connection.execute(_providers.update()
-                           .where(_providers.c.id == provider_id,
-                                  _providers.c.root_provider_id == provider_id)
-                           .values(root_provider_id=None))
-        connection.execute(_providers.delete().where(_providers.c.id == provider_id))
 
-    database.write(body)
+def delete_resource_provider(database: Database, uuid: str) -> None:
+    """:func:`delete_provider` in its own transaction."""
+    database.write(delete_provider, uuid)
 
 
 # -- list --------------------------------------------------------------------------

@@ -5,7 +5,7 @@ from __future__ import annotations
 import dataclasses
 import datetime
 import re
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 
 import sqlalchemy as sa
 from sqlalchemy.engine import Connection
@@ -16,6 +16,7 @@ from placement_wsgi.db.database import Database, RetryTransaction
 from placement_wsgi.objects.provider_lookup import (
     GENERATION_CONFLICT,
     bump_generation,
+    bump_or_conflict,
     check_generation,
     get_provider,
 )
@@ -93,20 +94,22 @@ def get_trait(database: Database, name: str) -> Trait:
     return _from_row(row)
 
 
+def insert_trait_unless_present(connection: Connection, name: str) -> tuple[Trait, bool]:
+    """Create the custom trait ``name`` unless it exists, in the caller's
+    transaction; return (trait, created)."""
+    row = _find_row(connection, name)
+    if row is not None:
+        return _from_row(row), False
+    try:
+        connection.execute(tables.traits.insert().values(name=name))
+    except sa.exc.IntegrityError as error:  # created concurrently
+        raise RetryTransaction() from error
+    return _from_row(_find_row(connection, name)), True
+
+
 def ensure_trait(database: Database, name: str) -> tuple[Trait, bool]:
     """Create the custom trait ``name`` unless it exists; return (trait, created)."""
-
-    def body(connection: Connection) -> tuple[Trait, bool]:
-        row = _find_row(connection, name)
-        if row is not None:
-            return _from_row(row), False
-        try:
-            connection.execute(tables.traits.insert().values(name=name))
-        except sa.exc.IntegrityError as error:  # created concurrently
-            raise RetryTransaction() from error
-        return _from_row(_find_row(connection, name)), True
-
-    return database.write(body)
+    return database.write(insert_trait_unless_present, name)
 
 
 def delete_trait(database: Database, name: str) -> None:
@@ -204,23 +207,49 @@ def replace_provider_traits(connection: Connection, provider_id: int, generation
 
     Returns the provider's generation afterwards.
     """
+    return replace_traits_of_providers(connection, {provider_id: (generation, names)})[
+        provider_id]
 
-    wanted = require_traits(connection, set(names))
-    current = {row.trait_id for row in connection.execute(
-        sa.select(_links.c.trait_id).where(_links.c.resource_provider_id == provider_id))}
-    target = set(wanted.values())
-    if current == target:
-        return generation
-    removed = current - target
-    added = target - current
+
+def replace_traits_of_providers(
+        connection: Connection,
+        wanted: Mapping[int, tuple[int, list[str] | set[str]]]) -> dict[int, int]:
+    """For each provider id: (generation expected, names); make its traits exactly
+    ``names`` and bump the generation of the ones that change.
+
+    A few statements whatever the number of providers (a new tree's providers
+    get their traits together). 400 naming unknown traits; 409 when a
+    changed provider is no longer at its generation. Returns provider id ->
+    generation afterwards.
+    """
+    if not wanted:
+        return {}
+    trait_ids = require_traits(connection, {name for _, names in wanted.values()
+                                            for name in names})
+    current: dict[int, set[int]] = {provider_id: set() for provider_id in wanted}
+    for provider_id, trait_id in connection.execute(
+            sa.select(_links.c.resource_provider_id, _links.c.trait_id)
+            .where(_links.c.resource_provider_id.in_(sorted(wanted)))):
+        current[provider_id].add(trait_id)
+    target = {provider_id: {trait_ids[name] for name in names}
+              for provider_id, (_, names) in wanted.items()}
+    changed = {provider_id: wanted[provider_id][0] for provider_id in sorted(wanted)
+               if target[provider_id] != current[provider_id]}
+    removed = {provider_id: sorted(current[provider_id] - target[provider_id])
+               for provider_id in changed if current[provider_id] - target[provider_id]}
     if removed:
-        connection.execute(_links.delete().where(
-            _links.c.resource_provider_id == provider_id, _links.c.trait_id.in_(removed)))
+        connection.execute(_links.delete().where(sa.or_(*(
+            sa.and_(_links.c.resource_provider_id == provider_id,
+                    _links.c.trait_id.in_(trait_list))
+            for provider_id, trait_list in removed.items()))))
+    added = [{"resource_provider_id": provider_id, "trait_id": trait_id}
+             for provider_id in changed
+             for trait_id in sorted(target[provider_id] - current[provider_id])]
     if added:
-        connection.execute(_links.insert(), [
-            {"resource_provider_id": provider_id, "trait_id": trait_id}
-            for trait_id in sorted(added)])
-    return bump_generation(connection, provider_id, generation)
+        connection.execute(_links.insert(), added)
+    bump_or_conflict(connection, changed)
+    return {provider_id: generation + (provider_id in changed)
+            for provider_id, (generation, _) in wanted.items()}
 
 
 def set_provider_traits(database: Database, provider_uuid: str, names: list[str],

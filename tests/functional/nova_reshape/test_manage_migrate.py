@@ -186,6 +186,12 @@ def test_killed_mid_run_then_rerun_completes(db_url, tmp_path):
         process.wait(30)
     killed_with = _children(db_url)
     assert 0 < killed_with < hosts * 4, "the kill did not land mid-run"
+    # In-process each node is written in one transaction: untouched or complete.
+    with PlacementDirect(make_conf(db_url)) as placement:
+        for index in range(hosts):
+            shape = helpers.tree(placement, helpers.generator.stable_uuid(0, f"cmp-{index:04d}"))
+            written = len(shape) == 5 and "VGPU" not in shape[f"cmp-{index:04d}"]["inventory"]
+            assert written or len(shape) == 1, (index, shape)
     code, text, err = _main(*_command(conf, out))
     assert code == 0, (text, err)
     with PlacementDirect(make_conf(db_url)) as placement:

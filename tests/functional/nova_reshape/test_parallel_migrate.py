@@ -19,6 +19,7 @@ import time
 from nova_reshape.cmd import manage
 from nova_reshape.compute import migrate, parallel
 from nova_reshape.virt.host import load_hosts
+from placement_wsgi import errors
 from placement_wsgi.direct import PlacementDirect
 from tests.fixtures.config import make_conf
 from tests.functional.nova_reshape import migrate_helpers as helpers
@@ -66,18 +67,16 @@ def test_a_refusal_in_one_share_stops_every_worker(db_url, tmp_path):
 
 @contextlib.contextmanager
 def _open_failing_at_reshape(config_files, failing_node_root):
-    """The database transport, whose reshape of one node's root answers 500."""
+    """The database transport, whose write of one node's tree fails inside Placement."""
     with manage.open_database(config_files) as placement:
-        post = placement.post
+        apply_tree_change = placement.apply_tree_change
 
-        def failing_post(url, json=None, **kwargs):
-            if url == "/reshaper" and failing_node_root in json["inventories"]:
-                response = placement.get("/no-such-route")
-                response.status_code = 500
-                return response
-            return post(url, json=json, **kwargs)
+        def failing_apply(change):
+            if failing_node_root in change.inventories:
+                raise errors.InternalError("injected failure")
+            return apply_tree_change(change)
 
-        placement.post = failing_post
+        placement.apply_tree_change = failing_apply
         yield placement
 
 

@@ -13,6 +13,8 @@ from requests.packages.urllib3.connectionpool import HTTPConnectionPool
 from placement_wsgi import direct
 from placement_wsgi.db.database import Database
 from placement_wsgi.direct import PlacementDirect
+from placement_wsgi.objects.resource_provider import NewProvider
+from placement_wsgi.objects.tree_change import TreeChange
 from tests.fixtures.config import make_conf
 from tests.fixtures.databases import SERVERS
 
@@ -210,3 +212,15 @@ def test_unparsed_conf_with_overrides_works(db_url):
     with PlacementDirect(conf) as placement:
         assert placement.get("/resource_providers").status_code == 200
     assert conf.placement_database.connection == db_url
+
+
+def test_apply_tree_change_writes_through_the_open_database_only(db_url):
+    new = str(uuid.uuid4())
+    change = TreeChange(create=[NewProvider("one-call", new)], traits={new: ["CUSTOM_ONE"]})
+    placement = PlacementDirect(make_conf(db_url))
+    with pytest.raises(RuntimeError, match="not open"):
+        placement.apply_tree_change(change)
+    with placement as client:
+        assert placement.apply_tree_change(change) == {new: 1}
+        traits = client.get(f"/resource_providers/{new}/traits", microversion="1.6").json()
+        assert traits["traits"] == ["CUSTOM_ONE"]

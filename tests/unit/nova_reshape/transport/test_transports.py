@@ -5,10 +5,14 @@ from __future__ import annotations
 import json
 from typing import Any
 
+import pytest
 import webob
 import webob.dec
 
-from nova_reshape.transport import CountingTransport, DirectTransport
+from nova_reshape.transport import CountingTransport, DirectTransport, open_direct
+from nova_reshape.transport.direct import on_database
+from placement_wsgi.objects.tree_change import TreeChange
+from tests.fixtures.config import make_conf
 
 
 @webob.dec.wsgify
@@ -84,3 +88,39 @@ def test_counting_counts_and_passes_everything_through():
                                            "headers": {"h": "v"}})
     assert [method for method, _, _ in inner.seen] == ["get", "put", "post", "delete"]
     assert inner.seen[0][2] == {"json": None, "microversion": None, "headers": None}
+
+
+class _TreeWriting(_VerbsOnly):
+    """Verbs plus the one-call tree write of the in-process transport."""
+
+    def apply_tree_change(self, change: Any) -> dict[str, int]:
+        self.seen.append(("apply_tree_change", "", {"change": change}))
+        return {"rp": 3}
+
+
+def test_counting_counts_a_tree_change_as_one_call_and_one_write():
+    inner = _TreeWriting()
+    counting = CountingTransport(CountingTransport(inner))
+    change = TreeChange()
+    assert counting.apply_tree_change(change) == {"rp": 3}
+    assert (counting.calls, counting.writes) == (1, 1)
+    assert counting.placement.calls == 1  # each layer counts it once
+    assert inner.seen == [("apply_tree_change", "", {"change": change})]
+
+
+def test_counting_refuses_a_tree_change_its_transport_cannot_write():
+    counting = CountingTransport(_VerbsOnly())
+    with pytest.raises(TypeError, match="cannot write a tree"):
+        counting.apply_tree_change(TreeChange())
+    assert (counting.calls, counting.writes) == (0, 0)
+
+
+def test_on_database_is_a_direct_transport_with_its_database_seen_through_counting():
+    app_only = DirectTransport(_echo)
+    assert on_database(app_only) is None  # no PlacementDirect: requests only
+    assert on_database(CountingTransport(_VerbsOnly())) is None
+    with pytest.raises(RuntimeError, match="open_direct"):
+        app_only.apply_tree_change(TreeChange())
+    with open_direct(make_conf("sqlite://")) as direct:
+        assert on_database(direct) is direct
+        assert on_database(CountingTransport(CountingTransport(direct))) is direct

@@ -1,0 +1,216 @@
+"""One provider tree's whole change, written in one transaction.
+
+The offline migration plans each compute node's change in memory and then
+has to write it. Through the API that is a sequence of requests (custom
+traits and classes, each new child provider, the traits and aggregates of
+each changed provider, one ``POST /reshaper``, the deletes): each its own
+transaction, so a run killed in between leaves the tree half-written
+(empty children, say) until the next run completes it. In-process on the
+database, :func:`apply_tree_change` writes the same change in ONE
+transaction by composing the very object functions those requests run,
+with their checks and errors:
+
+1. the generations the caller read of every existing provider it touches
+   are checked (``errors.ConcurrentUpdate``, as the API reports a stale
+   generation; an unknown provider is ``errors.NotFound``);
+2. the custom traits and resource classes the change uses are created if
+   missing (as ``PUT /traits/{name}`` and ``PUT /resource_classes/{name}``);
+3. new providers are inserted, parents first
+   (:func:`~placement_wsgi.objects.resource_provider.insert_providers`:
+   parent, name and uuid clash checks);
+4. traits (:func:`~placement_wsgi.objects.trait.replace_traits_of_providers`,
+   every provider's at once) and aggregates
+   (:func:`~placement_wsgi.objects.aggregate.replace_provider_aggregates`,
+   with the generation bump of a 1.19+ PUT) per provider;
+5. the inventories: with allocations to move, the reshaper's three steps
+   (:func:`~placement_wsgi.objects.reshaper.replace_inventories_and_allocations`);
+   otherwise each provider's inventory as ``PUT .../inventories`` replaces it;
+6. the providers leaving the tree are deleted
+   (:func:`~placement_wsgi.objects.resource_provider.delete_provider`).
+
+Any error rolls the whole transaction back: the database is as before.
+Deadlocks and transient errors rerun it (:meth:`Database.write`).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+
+from sqlalchemy.engine import Connection
+
+from placement_wsgi import errors
+from placement_wsgi.db.database import Database, TransactionRetriesExhausted
+from placement_wsgi.objects import aggregate as aggregate_obj
+from placement_wsgi.objects import inventory as inventory_obj
+from placement_wsgi.objects import resource_class as rc_obj
+from placement_wsgi.objects import resource_provider as rp_obj
+from placement_wsgi.objects import trait as trait_obj
+from placement_wsgi.objects.allocation import ConsumerAllocations
+from placement_wsgi.objects.inventory_record import (
+    Inventory,
+    ProviderInventories,
+    check_capacity,
+)
+from placement_wsgi.objects.provider_lookup import (
+    GENERATION_CONFLICT,
+    bump_generation,
+    get_provider,
+)
+from placement_wsgi.objects.reshaper import (
+    provider_generations,
+    replace_inventories_and_allocations,
+)
+
+#: The capacity rule of inventories written without a reshape: ``PUT
+#: .../inventories`` from 1.26 on (``reserved == total`` allowed).
+CAPACITY_RULES_VERSION = (1, 26)
+
+
+@dataclasses.dataclass
+class TreeChange:
+    """Everything one tree's write consists of; every value is the final one.
+
+    * ``generations``: provider uuid -> generation the caller read, for every
+      existing provider the change touches (traits, aggregates, inventories,
+      delete); new providers need none;
+    * ``create``: providers to create (name, canonical uuid, parent uuid),
+      parents before their children;
+    * ``traits`` / ``aggregates``: provider uuid -> its complete final set;
+    * ``inventories``: provider uuid -> its complete final inventory
+      (records as a ``PUT .../inventories`` body gives them), in write order;
+    * ``reshape``: inventories and ``allocations`` are written together by the
+      reshaper's steps (``allocations``: each moved consumer's complete final
+      allocations, with the consumer generation read); without it
+      ``allocations`` must be empty and each inventory is replaced as
+      ``PUT .../inventories`` would;
+    * ``delete``: providers to delete, in order (children first; emptied by
+      the inventory write).
+    """
+
+    generations: dict[str, int] = dataclasses.field(default_factory=dict)
+    create: list[rp_obj.NewProvider] = dataclasses.field(default_factory=list)
+    traits: dict[str, list[str]] = dataclasses.field(default_factory=dict)
+    aggregates: dict[str, list[str]] = dataclasses.field(default_factory=dict)
+    inventories: dict[str, list[Inventory]] = dataclasses.field(default_factory=dict)
+    reshape: bool = False
+    allocations: list[ConsumerAllocations] = dataclasses.field(default_factory=list)
+    delete: list[str] = dataclasses.field(default_factory=list)
+
+    @property
+    def existing(self) -> list[str]:
+        """The existing providers the change touches (sorted uuids)."""
+        new = {provider.uuid for provider in self.create}
+        touched = (set(self.traits) | set(self.aggregates) | set(self.inventories)
+                   | set(self.delete))
+        return sorted(touched - new)
+
+    def custom_names(self) -> tuple[list[str], list[str]]:
+        """The custom traits and custom resource classes the change uses (sorted)."""
+        traits = {name for names in self.traits.values() for name in names}
+        classes = {record.resource_class for records in self.inventories.values()
+                   for record in records}
+        classes |= {name for consumer in self.allocations
+                    for resources in consumer.allocations.values() for name in resources}
+        return ([name for name in sorted(traits) if name.startswith(trait_obj.CUSTOM_PREFIX)],
+                [name for name in sorted(classes) if name.startswith(trait_obj.CUSTOM_PREFIX)])
+
+    def check(self) -> None:
+        """ValueError naming what makes the change inconsistent (a caller's bug)."""
+        missing = [uuid for uuid in self.existing if uuid not in self.generations]
+        if missing:
+            raise ValueError(f"no generation given for existing providers {missing}")
+        if self.allocations and not self.reshape:
+            raise ValueError("allocations are only written by a reshape")
+
+
+def _check_generations(connection: Connection, change: TreeChange) -> dict[str, tuple[int, int]]:
+    """uuid -> (id, generation) of the existing providers, each at the generation read."""
+    found = provider_generations(connection, change.existing)
+    for uuid in change.existing:
+        if uuid not in found:
+            raise errors.NotFound(f"No resource provider with uuid {uuid} found")
+        if found[uuid][1] != change.generations[uuid]:
+            raise errors.ConcurrentUpdate(GENERATION_CONFLICT)
+    return found
+
+
+def _ensure_custom_names(connection: Connection, change: TreeChange) -> None:
+    """Create the change's custom traits and classes that do not exist yet
+    (one lookup per kind; an insert only for the missing ones)."""
+    traits, classes = change.custom_names()
+    for kind, names, known, insert in (
+            ("trait", traits, trait_obj.trait_ids_by_name,
+             trait_obj.insert_trait_unless_present),
+            ("resource class", classes, rc_obj.ids_by_name,
+             rc_obj.insert_class_unless_present)):
+        for name in names:
+            # Traits and classes share the rule for custom names.
+            if not trait_obj.is_valid_custom_name(name):
+                raise errors.BadRequest(f"Invalid custom {kind} name: {name}")
+        found = known(connection, names)
+        for name in names:
+            if name not in found:
+                insert(connection, name)
+
+
+def _write_inventories(connection: Connection, change: TreeChange,
+                       ids: dict[str, int], generations: dict[str, int],
+                       allocation_options: dict) -> None:
+    targets = [ProviderInventories(generations[uuid], list(records), uuid)
+               for uuid, records in change.inventories.items()]
+    if change.reshape:
+        replace_inventories_and_allocations(connection, targets, change.allocations,
+                                            allocation_options)
+        return
+    for target in targets:
+        check_capacity(target.inventories, target.provider_uuid, CAPACITY_RULES_VERSION)
+    inventory_obj.replace_many(connection, targets, ids, rewrite_unchanged=True)
+
+
+def _apply(connection: Connection, change: TreeChange,
+           allocation_options: dict) -> dict[str, int]:
+    found = _check_generations(connection, change)
+    ids = {uuid: provider_id for uuid, (provider_id, _) in found.items()}
+    generations = {uuid: generation for uuid, (_, generation) in found.items()}
+    _ensure_custom_names(connection, change)
+    ids.update(rp_obj.insert_providers(connection, change.create))
+    generations.update((new.uuid, 0) for new in change.create)
+    after = trait_obj.replace_traits_of_providers(
+        connection, {ids[uuid]: (generations[uuid], names)
+                     for uuid, names in change.traits.items()})
+    generations.update((uuid, after[ids[uuid]]) for uuid in change.traits)
+    for uuid, aggregates in change.aggregates.items():
+        # As PUT .../aggregates with a generation (1.19+): bump, then replace.
+        generations[uuid] = bump_generation(connection, ids[uuid], generations[uuid])
+        aggregate_obj.replace_provider_aggregates(connection, get_provider(connection, uuid),
+                                                  aggregates)
+    _write_inventories(connection, change, ids, generations, allocation_options)
+    for uuid in change.delete:
+        rp_obj.delete_provider(connection, uuid)
+    kept = sorted(set(ids) - set(change.delete))
+    return {uuid: generation
+            for uuid, (_, generation) in provider_generations(connection, kept).items()}
+
+
+def apply_tree_change(database: Database, change: TreeChange, *,
+                      set_consumer_type: bool = False,
+                      incomplete_project: str, incomplete_user: str) -> dict[str, int]:
+    """Write ``change`` in one transaction (see the module docstring).
+
+    Returns provider uuid -> generation afterwards, for every provider the
+    change created or touched and did not delete. Raises the API's errors
+    (``errors.ConcurrentUpdate`` for a stale generation, ``BadRequest``,
+    ``Conflict``, ``InventoryInUse``, ``NotFound``), the database untouched;
+    ValueError for an inconsistent change. The keywords are the reshaper's
+    (:func:`~placement_wsgi.objects.allocation.prepare_allocations`).
+    """
+    change.check()
+    options = {"set_consumer_type": set_consumer_type,
+               "incomplete_project": incomplete_project,
+               "incomplete_user": incomplete_user}
+    try:
+        return database.write(_apply, change, options)
+    except TransactionRetriesExhausted as error:
+        raise errors.ConcurrentUpdate(
+            "another process kept changing the same resource providers during the "
+            "tree change; try again.") from error
