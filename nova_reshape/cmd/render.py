@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from nova_reshape.compute import migrate, preflight
+from nova_reshape.compute import node_result, preflight
 from nova_reshape.provider_tree import ProviderTree
 from nova_reshape.virt.shim import Move
 
@@ -96,10 +96,10 @@ def _names_and_trees(simulation: preflight.Simulation, tree_after: ProviderTree 
             tree_after or simulation.tree_after)
 
 
-def node_text(result: migrate.NodeResult, simulation: preflight.Simulation,
+def node_text(result: node_result.NodeResult, simulation: preflight.Simulation,
               tree_after: ProviderTree | None) -> list[str]:
     """The lines ``--dry-run`` and ``--verbose`` show under a node's line (a
-    :data:`~nova_reshape.compute.migrate.Show`): trees before and after, the
+    :data:`~nova_reshape.compute.node_result.Show`): trees before and after, the
     moves, and the plan."""
     names, before, after = _names_and_trees(simulation, tree_after)
     lines = []
@@ -115,10 +115,10 @@ def node_text(result: migrate.NodeResult, simulation: preflight.Simulation,
     return lines
 
 
-def node_json(result: migrate.NodeResult, simulation: preflight.Simulation,
+def node_json(result: node_result.NodeResult, simulation: preflight.Simulation,
               tree_after: ProviderTree | None) -> dict[str, Any]:
     """The parts of a node's JSON entry drawn from its trees and plan (a
-    :data:`~nova_reshape.compute.migrate.Show`): moves, before, after, plan."""
+    :data:`~nova_reshape.compute.node_result.Show`): moves, before, after, plan."""
     names, before, after = _names_and_trees(simulation, tree_after)
     return {
         "moves": [move_json(move, names) for move in result.moves],

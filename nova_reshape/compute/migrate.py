@@ -15,13 +15,23 @@ It goes in two phases:
    it, else through a report client per node over the API), run the
    pre-flight (:mod:`nova_reshape.compute.preflight`), which simulates the
    reshape on copies and yields the node's plan. Any finding stops the run
-   here.
-2. **Write** node by node: the plan is sent as it is
+   here. Each node is then reduced to its compact result
+   (:class:`~nova_reshape.compute.node_result.NodeResult`: status,
+   findings, moves, counts; the rendered trees and plan only when the
+   report shows them) and its trees are dropped, so memory does not grow
+   with the number of nodes beyond that record.
+2. **Write** in batches (:attr:`Migration.batch_size` nodes, the bulk
+   reader's batch by default): the batch's nodes are read again (one bulk
+   read in-process, a read per node over the API) and planned again (a
+   node that no longer passes the check fails), then written one by one
    (:mod:`nova_reshape.compute.execute`), nothing for an unchanged node.
    After a generation conflict the node is read, planned and written again,
-   as nova's resource tracker retries. Afterwards the node is read back
-   (one read) and checked against the invariants
-   (:mod:`nova_reshape.compute.invariants`) and its plan.
+   as nova's resource tracker retries. Then the written nodes of the batch
+   are read back (one bulk read in-process) and each is checked against the
+   invariants (:mod:`nova_reshape.compute.invariants`) and its plan
+   (:mod:`nova_reshape.compute.readback`). A failed node stops the run at
+   once; an invariant violation stops it after its batch (the batch's other
+   nodes are written and checked too).
 
 Each node's change is one atomic ``POST /reshaper`` (preceded by creating
 the empty child providers and their trait updates), so a run killed
@@ -35,14 +45,32 @@ nothing.
 from __future__ import annotations
 
 import dataclasses
-import enum
 import logging
 from collections.abc import Callable, Collection, Iterable, Iterator, Mapping, Sequence
 from typing import Any
 
 from nova_reshape import exception
-from nova_reshape.compute import conf_check, invariants, preflight, readback
+from nova_reshape.compute import conf_check, preflight, readback
 from nova_reshape.compute.execute import PlanExecutor
+from nova_reshape.compute.node_result import (
+    CONFLICT,
+    FAILED,
+    INVARIANT,
+    MIGRATED,
+    NOT_RUN,
+    REFUSED,
+    SKIPPED,
+    STOPPING,
+    UNCHANGED,
+    UPDATED,
+    WOULD_MIGRATE,
+    WOULD_UPDATE,
+    Finished,
+    NodeResult,
+    NodeStatus,
+    Show,
+    summarize,
+)
 from nova_reshape.compute.resource_tracker import CONFLICT_ATTEMPTS
 from nova_reshape.compute.tree_source import BulkReader, NodeState, node_states
 from nova_reshape.provider_tree import ProviderTree
@@ -52,84 +80,16 @@ from nova_reshape.transport.direct import DirectTransport
 from nova_reshape.virt.described import DescribedDriver, nodes_of, shims_for
 from nova_reshape.virt.host import Host, Node
 from nova_reshape.virt.releases import DriverOptions
-from nova_reshape.virt.shim import Move
 from placement_wsgi.objects.tree_state import DEFAULT_BATCH_SIZE
 
 LOG = logging.getLogger(__name__)
 
-
-class NodeStatus(enum.StrEnum):
-    """What happened to one node.
-
-    A ``StrEnum``: members compare equal to their values and serialise as
-    them, so the JSON report and the summary's keys are these strings.
-    """
-
-    SKIPPED = "skipped"          # ironic
-    UNCHANGED = "unchanged"      # already in the new shape: nothing written
-    MIGRATED = "migrated"        # allocations moved (one POST /reshaper)
-    UPDATED = "updated"          # written without moving allocations (traits, inventory)
-    WOULD_MIGRATE = "would-migrate"  # dry run
-    WOULD_UPDATE = "would-update"    # dry run
-    REFUSED = "refused"          # pre-flight findings
-    NOT_RUN = "not-run"          # another node was refused or failed first
-    CONFLICT = "conflict"        # generation conflicts left after the tracker's retries
-    FAILED = "failed"
-    INVARIANT = "invariant-violated"
-
-
-#: Module-level names of the statuses, for the callers that use them
-#: (``cmd/manage.py`` maps them to exit codes) and the code below.
-SKIPPED = NodeStatus.SKIPPED
-UNCHANGED = NodeStatus.UNCHANGED
-MIGRATED = NodeStatus.MIGRATED
-UPDATED = NodeStatus.UPDATED
-WOULD_MIGRATE = NodeStatus.WOULD_MIGRATE
-WOULD_UPDATE = NodeStatus.WOULD_UPDATE
-REFUSED = NodeStatus.REFUSED
-NOT_RUN = NodeStatus.NOT_RUN
-CONFLICT = NodeStatus.CONFLICT
-FAILED = NodeStatus.FAILED
-INVARIANT = NodeStatus.INVARIANT
-
-#: Outcomes after which no further node is written.
-STOPPING = frozenset({NodeStatus.FAILED, NodeStatus.INVARIANT})
-
-
-@dataclasses.dataclass
-class NodeResult:
-    """What happened to one node, in compact form: what the report prints.
-
-    No trees and no simulation: a run keeps one of these per node until the
-    end (and a parallel worker sends each to the parent as the node
-    finishes), so their size is what grows with the number of nodes.
-    ``detail`` is what the run's ``show`` callback rendered from the node's
-    trees and plan when the output needs them (``--dry-run``,
-    ``--verbose``, ``--format json``); None otherwise.
-    """
-
-    nodename: str
-    status: NodeStatus
-    root: str | None = None
-    findings: list[preflight.Finding] = dataclasses.field(default_factory=list)
-    moves: list[Move] = dataclasses.field(default_factory=list)
-    violations: list[invariants.Violation] = dataclasses.field(default_factory=list)
-    error: str | None = None
-    calls: int = 0
-    #: Placement requests other than GET (0 for an unchanged node).
-    writes: int = 0
-    #: What ``show`` made of the node's trees and plan (None without ``show``).
-    detail: Any = None
-
-
-#: Renders what the report shows of one node beyond its line, from its result,
-#: its simulation (the last one planned) and its tree as read back after the
-#: write (None when not read back). Must pickle for parallel workers: a
-#: module-level function or a ``functools.partial`` of one.
-Show = Callable[[NodeResult, preflight.Simulation, ProviderTree | None], Any]
-
-#: Called once per node with its final result.
-Finished = Callable[[NodeResult], None]
+#: The run, and the per-node records re-exported from :mod:`~nova_reshape.compute.node_result`.
+__all__ = [
+    "Migration", "Progress", "NodeStatus", "SKIPPED", "UNCHANGED", "MIGRATED", "UPDATED",
+    "WOULD_MIGRATE", "WOULD_UPDATE", "REFUSED", "NOT_RUN", "CONFLICT", "FAILED", "INVARIANT",
+    "STOPPING", "NodeResult", "Show", "Finished", "summarize",
+]
 
 
 @dataclasses.dataclass
@@ -499,11 +459,3 @@ class Migration:
         states.clear()
         self._check_written(written)
         return handled
-
-
-def summarize(results: Sequence[NodeResult]) -> dict[NodeStatus, int]:
-    """status -> number of nodes."""
-    counts: dict[NodeStatus, int] = {}
-    for result in results:
-        counts[result.status] = counts.get(result.status, 0) + 1
-    return counts

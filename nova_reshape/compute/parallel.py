@@ -10,10 +10,16 @@ hosts spread evenly).
 The two phases stay global:
 
 1. every worker checks its nodes and reports whether any was refused;
-2. only when no worker found anything does any worker write. A node that
-   fails or breaks an invariant sets a shared stop flag, and every worker
-   stops before its next node (the rest are ``not-run``), as a single
-   process run does. A worker whose parent died stops the same way.
+2. only when no worker found anything does any worker write (a dry run
+   with nothing refused keeps its would-be statuses). A node that fails or
+   breaks an invariant sets a shared stop flag, and every worker stops
+   before its next node (the rest are ``not-run``), as a single process run
+   does. A worker whose parent died stops the same way.
+
+Each node's compact result (:class:`~nova_reshape.compute.node_result.NodeResult`,
+no trees) goes to the parent as a :class:`Finished` message as soon as the
+node is final, so neither side holds more than those summaries and one
+batch of trees.
 
 Each node is still one atomic ``POST /reshaper`` and the providers of two
 nodes never overlap, so workers never write the same provider; a run killed
@@ -177,6 +183,13 @@ class ParallelMigration:
         return [share for share in (names[index::self.workers]
                                     for index in range(self.workers)) if share]
 
+    def hosts_of(self, share: Sequence[str]) -> list[Host]:
+        """The hosts holding a node of ``share``: all a worker needs (host
+        descriptions are most of a worker's memory per node)."""
+        names = set(share)
+        return [host for host in self.hosts
+                if any(node.nodename in names for node in host.nodes)]
+
     def run(self) -> list[migrate.NodeResult]:
         context = multiprocessing.get_context("spawn")
         stop_flag = context.Event()
@@ -186,7 +199,7 @@ class ParallelMigration:
             ours, theirs = context.Pipe()
             process = context.Process(
                 target=_worker, name="nova-reshape-migrate-worker", daemon=True,
-                args=(self.opener, self.hosts, share, self.dry_run, self.verify, theirs,
+                args=(self.opener, self.hosts_of(share), share, self.dry_run, self.verify, theirs,
                       stop_flag, os.getpid(), self.options, self.show))
             process.start()
             theirs.close()

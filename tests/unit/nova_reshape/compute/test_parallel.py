@@ -9,6 +9,7 @@ import pytest
 
 from nova_reshape import exception
 from nova_reshape.compute import migrate, parallel
+from nova_reshape.virt.host import Host, Node
 
 
 @pytest.mark.parametrize("nodes,cpus,expected", [
@@ -110,3 +111,13 @@ def test_a_worker_gone_without_a_word_is_an_error():
     _finish(second)
     conductor_thread.join(5)
     assert flag.is_set() and "exited without reporting" in str(errors[0])
+
+
+def test_each_worker_gets_only_the_hosts_of_its_share():
+    hosts = [Host(f"h{index}.yaml", f"h{index}", tuple(Node(f"h{index}-n{n}") for n in range(2)))
+             for index in range(3)]
+    run = parallel.ParallelMigration(lambda: None, hosts, workers=2)
+    shares = run.shares()
+    assert shares == [["h0-n0", "h1-n0", "h2-n0"], ["h0-n1", "h1-n1", "h2-n1"]]
+    assert run.hosts_of(["h1-n0"]) == [hosts[1]]
+    assert run.hosts_of(["h0-n1", "h2-n0"]) == [hosts[0], hosts[2]]
