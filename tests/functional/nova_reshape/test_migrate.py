@@ -12,7 +12,7 @@ import dataclasses
 import pytest
 
 from nova_reshape.cmd import render
-from nova_reshape.compute import migrate, preflight
+from nova_reshape.compute import migrate, preflight, readback
 from nova_reshape.compute.plan import NodePlan
 from nova_reshape.provider_tree import ProviderTree
 from nova_reshape.virt.host import load_hosts
@@ -171,7 +171,7 @@ def test_invariant_violation_stops_the_run_after_the_batch(placement, deployment
         seen.append(args)
         return [invariants.Violation("not_conserved", "c", None, "VGPU", "lost one")]
 
-    monkeypatch.setattr(migrate.invariants, "check_node", broken)
+    monkeypatch.setattr(readback.invariants, "check_node", broken)
     results = _run(placement, deployment, batch_size=batch_size)
     second = "not-run" if batch_size == 1 else "invariant-violated"
     assert _statuses(results) == {"cmp-0000": "invariant-violated", "cmp-0001": second,
