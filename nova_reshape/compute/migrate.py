@@ -260,7 +260,7 @@ class Migration:
         try:
             if state is None:
                 raise exception.NovaException(message="the node could not be read again")
-            simulation = self._plan_again(prepared, state, "since the check")
+            simulation = self._plan_again(prepared, state, "read again before its write,")
             if simulation.plan.empty:  # another writer did it meanwhile
                 result.status, result.moves = UNCHANGED, []
                 self._show(result, simulation)

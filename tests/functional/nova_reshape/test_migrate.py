@@ -235,3 +235,26 @@ def test_results_keep_no_trees_or_simulations(placement, deployment, dry_run):
     assert not _kinds_held(shown) & {ProviderTree, preflight.Simulation, NodePlan}
     assert all(isinstance(line, str) for r in shown if r.detail for line in r.detail)
     assert any(line.strip() == "after:" for line in shown[0].detail)
+
+
+def test_a_node_changed_between_check_and_write_fails_with_one_line(placement, raw_placement,
+                                                                     deployment):
+    """The write phase reads each batch again and plans it again: a node whose
+    Placement state no longer matches its description is not written."""
+    run = migrate.Migration(placement, load_hosts([deployment]))
+    run.check()
+    assert not run.refused
+    root = helpers.generator.stable_uuid(0, "cmp-0000")
+    held = helpers.ok(raw_placement.get(f"/resource_providers/{root}/inventories"))
+    held["inventories"]["VGPU"]["total"] += 1
+    helpers.ok(raw_placement.put(f"/resource_providers/{root}/inventories", json={
+        "inventories": held["inventories"],
+        "resource_provider_generation": held["resource_provider_generation"]}))
+    placement.reset()
+    run.write()
+    statuses = _statuses(run.ordered_results())
+    assert statuses == {"cmp-0000": "failed", "cmp-0001": "not-run", "cmp-0002": "skipped"}
+    error = run.ordered_results()[0].error
+    assert error.startswith("NovaException: read again before its write, the node no longer "
+                            "passes the check: ") and "\n" not in error, error
+    assert placement.writes() == []
