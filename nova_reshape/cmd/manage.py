@@ -50,7 +50,7 @@ import sqlalchemy as sa
 
 from nova_reshape import exception
 from nova_reshape.cmd import collect, describe, from_nova, render
-from nova_reshape.compute import conf_check, migrate, parallel, preflight
+from nova_reshape.compute import conf_check, migrate, parallel
 from nova_reshape.nova_conf import NovaConfError, load_nova_conf
 from nova_reshape.progress import progress_callback
 from nova_reshape.transport import http_placement, open_direct
@@ -216,23 +216,18 @@ def exit_code(results: Sequence[migrate.NodeResult]) -> int:
     return EXIT_OK
 
 
-def _names(result: migrate.NodeResult) -> dict[str, str]:
-    trees = [tree for tree in (result.simulation.tree_before, result.simulation.tree_after,
-                               result.tree_after) if tree is not None] if result.simulation else []
-    return preflight.names_of(*trees)
-
-
-def _trees(result: migrate.NodeResult) -> tuple[Any, Any]:
-    simulation = result.simulation
-    if simulation is None:
-        return None, None
-    return simulation.tree_before, result.tree_after or simulation.tree_after
+def show_for(output: str, dry_run: bool, verbose: bool) -> migrate.Show | None:
+    """What each node's result keeps of its trees and plan for the report: the
+    drawn lines for text with ``--dry-run`` or ``--verbose``, the JSON parts
+    for ``--format json``, nothing otherwise (picklable, for the workers)."""
+    if output == "json":
+        return render.node_json
+    return render.node_text if dry_run or verbose else None
 
 
 def write_text(results: Sequence[migrate.NodeResult], code: int, dry_run: bool, verbose: bool,
                out: TextIO) -> None:
     for result in results:
-        names = _names(result)
         line = f"{result.nodename}: {result.status}"
         if result.status == migrate.SKIPPED:
             line += " (ironic)"
@@ -247,17 +242,8 @@ def write_text(results: Sequence[migrate.NodeResult], code: int, dry_run: bool, 
             out.write(f"  {finding}\n")
         for violation in result.violations:
             out.write(f"  invariant {violation}\n")
-        before, after = _trees(result)
-        if (dry_run or verbose) and before is not None and result.root:
-            out.write("  before:\n")
-            out.writelines(f"    {line}\n" for line in render.draw_tree(before, result.root))
-            out.write("  after:\n")
-            out.writelines(f"    {line}\n" for line in render.draw_tree(after, result.root))
-            out.writelines(f"  {render.move_line(move, names)}\n" for move in result.moves)
-        if (dry_run or verbose) and result.simulation is not None:
-            lines = result.simulation.plan.lines()
-            out.write("  plan: nothing to write\n" if not lines else "  plan:\n")
-            out.writelines(f"    {line}\n" for line in lines)
+        if (dry_run or verbose) and result.detail is not None:
+            out.writelines(f"{line}\n" for line in result.detail)
     summary = ", ".join(f"{count} {status}"
                         for status, count in sorted(migrate.summarize(results).items()))
     verdicts = {
@@ -276,18 +262,15 @@ def write_json(results: Sequence[migrate.NodeResult], code: int, dry_run: bool,
                out: TextIO) -> None:
     nodes = []
     for result in results:
-        names = _names(result)
-        before, after = _trees(result)
+        detail = result.detail or {"moves": [render.move_json(move, {})
+                                             for move in result.moves],
+                                   "before": None, "after": None, "plan": None}
         nodes.append({
             "nodename": result.nodename, "status": result.status, "root": result.root,
             "calls": result.calls, "error": result.error,
             "findings": [finding.as_dict() for finding in result.findings],
             "violations": [vars(violation) for violation in result.violations],
-            "moves": [render.move_json(move, names) for move in result.moves],
-            "before": render.tree_json(before, result.root) if before and result.root else None,
-            "after": render.tree_json(after, result.root) if after and result.root else None,
-            "writes": result.writes,
-            "plan": result.simulation.plan.as_dict() if result.simulation else None,
+            "writes": result.writes, **detail,
         })
     json.dump({"dry_run": dry_run, "exit_code": code, "summary": migrate.summarize(results),
                "nodes": nodes}, out, indent=2, sort_keys=True)
@@ -319,13 +302,15 @@ def migrate_compute_inventory(args: argparse.Namespace, out: TextIO, err: TextIO
         err.write(NUMA_WARNING.format(number=options.target.number))
     workers = args.workers or parallel.auto_workers(
         sum(not node.is_ironic for node in nodes_of(hosts).values()))
+    show = show_for(args.format, args.dry_run, args.verbose)
     if workers > 1:
         results = parallel.ParallelMigration(opener, hosts, workers, dry_run=args.dry_run,
-                                             progress=progress, options=options).run()
+                                             progress=progress, options=options,
+                                             show=show).run()
     else:
         with opener() as placement:
             results = migrate.Migration(placement, hosts, dry_run=args.dry_run,
-                                        progress=progress, options=options).run()
+                                        progress=progress, options=options, show=show).run()
     code = exit_code(results)
     if args.format == "json":
         write_json(results, code, args.dry_run, out)

@@ -11,6 +11,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from nova_reshape.compute import node_result, preflight
 from nova_reshape.provider_tree import ProviderTree
 from nova_reshape.virt.shim import Move
 
@@ -83,3 +84,45 @@ def move_json(move: Move, names: Mapping[str, str]) -> dict[str, Any]:
             "from_class": move.from_class,
             "source": move.source, "source_name": _name(names, move.source) if move.source
             else None, "target": move.target, "target_name": _name(names, move.target)}
+
+
+def _names_and_trees(simulation: preflight.Simulation, tree_after: ProviderTree | None,
+                     ) -> tuple[dict[str, str], ProviderTree, ProviderTree]:
+    """Provider names of every tree shown; the trees before and after (as read
+    back when the node was written and read back, else as simulated)."""
+    trees = [tree for tree in (simulation.tree_before, simulation.tree_after, tree_after)
+             if tree is not None]
+    return (preflight.names_of(*trees), simulation.tree_before,
+            tree_after or simulation.tree_after)
+
+
+def node_text(result: node_result.NodeResult, simulation: preflight.Simulation,
+              tree_after: ProviderTree | None) -> list[str]:
+    """The lines ``--dry-run`` and ``--verbose`` show under a node's line (a
+    :data:`~nova_reshape.compute.node_result.Show`): trees before and after, the
+    moves, and the plan."""
+    names, before, after = _names_and_trees(simulation, tree_after)
+    lines = []
+    if result.root:
+        lines.append("  before:")
+        lines.extend(f"    {line}" for line in draw_tree(before, result.root))
+        lines.append("  after:")
+        lines.extend(f"    {line}" for line in draw_tree(after, result.root))
+        lines.extend(f"  {move_line(move, names)}" for move in result.moves)
+    planned = simulation.plan.lines()
+    lines.append("  plan: nothing to write" if not planned else "  plan:")
+    lines.extend(f"    {line}" for line in planned)
+    return lines
+
+
+def node_json(result: node_result.NodeResult, simulation: preflight.Simulation,
+              tree_after: ProviderTree | None) -> dict[str, Any]:
+    """The parts of a node's JSON entry drawn from its trees and plan (a
+    :data:`~nova_reshape.compute.node_result.Show`): moves, before, after, plan."""
+    names, before, after = _names_and_trees(simulation, tree_after)
+    return {
+        "moves": [move_json(move, names) for move in result.moves],
+        "before": tree_json(before, result.root) if result.root else None,
+        "after": tree_json(after, result.root) if result.root else None,
+        "plan": simulation.plan.as_dict(),
+    }

@@ -15,13 +15,23 @@ It goes in two phases:
    it, else through a report client per node over the API), run the
    pre-flight (:mod:`nova_reshape.compute.preflight`), which simulates the
    reshape on copies and yields the node's plan. Any finding stops the run
-   here.
-2. **Write** node by node: the plan is sent as it is
+   here. Each node is then reduced to its compact result
+   (:class:`~nova_reshape.compute.node_result.NodeResult`: status,
+   findings, moves, counts; the rendered trees and plan only when the
+   report shows them) and its trees are dropped, so memory does not grow
+   with the number of nodes beyond that record.
+2. **Write** in batches (:attr:`Migration.batch_size` nodes, the bulk
+   reader's batch by default): the batch's nodes are read again (one bulk
+   read in-process, a read per node over the API) and planned again (a
+   node that no longer passes the check fails), then written one by one
    (:mod:`nova_reshape.compute.execute`), nothing for an unchanged node.
    After a generation conflict the node is read, planned and written again,
-   as nova's resource tracker retries. Afterwards the node is read back
-   (one read) and checked against the invariants
-   (:mod:`nova_reshape.compute.invariants`) and its plan.
+   as nova's resource tracker retries. Then the written nodes of the batch
+   are read back (one bulk read in-process) and each is checked against the
+   invariants (:mod:`nova_reshape.compute.invariants`) and its plan
+   (:mod:`nova_reshape.compute.readback`). A failed node stops the run at
+   once; an invariant violation stops it after its batch (the batch's other
+   nodes are written and checked too).
 
 In-process on the database each node's change is one call that runs one
 database transaction, so a run killed at any moment leaves every node
@@ -37,89 +47,64 @@ deployment it writes nothing.
 from __future__ import annotations
 
 import dataclasses
-import enum
 import logging
 from collections.abc import Callable, Collection, Iterable, Iterator, Mapping, Sequence
 from typing import Any
 
 from nova_reshape import exception
-from nova_reshape.compute import conf_check, invariants, plan, preflight
+from nova_reshape.compute import conf_check, preflight, readback
 from nova_reshape.compute.execute import PlanExecutor
+from nova_reshape.compute.node_result import (
+    CONFLICT,
+    FAILED,
+    INVARIANT,
+    MIGRATED,
+    NOT_RUN,
+    REFUSED,
+    SKIPPED,
+    STOPPING,
+    UNCHANGED,
+    UPDATED,
+    WOULD_MIGRATE,
+    WOULD_UPDATE,
+    Finished,
+    NodeResult,
+    NodeStatus,
+    Show,
+    summarize,
+)
 from nova_reshape.compute.resource_tracker import CONFLICT_ATTEMPTS
 from nova_reshape.compute.tree_source import BulkReader, NodeState, node_states
+from nova_reshape.provider_tree import ProviderTree
 from nova_reshape.report import SchedulerReportClient
 from nova_reshape.transport.counting import CountingTransport as CountingPlacement
 from nova_reshape.transport.direct import on_database
 from nova_reshape.virt.described import DescribedDriver, nodes_of, shims_for
 from nova_reshape.virt.host import Host, Node
 from nova_reshape.virt.releases import DriverOptions
-from nova_reshape.virt.shim import Move
+from placement_wsgi.objects.tree_state import DEFAULT_BATCH_SIZE
 
 LOG = logging.getLogger(__name__)
 
-
-class NodeStatus(enum.StrEnum):
-    """What happened to one node.
-
-    A ``StrEnum``: members compare equal to their values and serialise as
-    them, so the JSON report and the summary's keys are these strings.
-    """
-
-    SKIPPED = "skipped"          # ironic
-    UNCHANGED = "unchanged"      # already in the new shape: nothing written
-    MIGRATED = "migrated"        # allocations moved (one POST /reshaper)
-    UPDATED = "updated"          # written without moving allocations (traits, inventory)
-    WOULD_MIGRATE = "would-migrate"  # dry run
-    WOULD_UPDATE = "would-update"    # dry run
-    REFUSED = "refused"          # pre-flight findings
-    NOT_RUN = "not-run"          # another node was refused or failed first
-    CONFLICT = "conflict"        # generation conflicts left after the tracker's retries
-    FAILED = "failed"
-    INVARIANT = "invariant-violated"
-
-
-#: Module-level names of the statuses, for the callers that use them
-#: (``cmd/manage.py`` maps them to exit codes) and the code below.
-SKIPPED = NodeStatus.SKIPPED
-UNCHANGED = NodeStatus.UNCHANGED
-MIGRATED = NodeStatus.MIGRATED
-UPDATED = NodeStatus.UPDATED
-WOULD_MIGRATE = NodeStatus.WOULD_MIGRATE
-WOULD_UPDATE = NodeStatus.WOULD_UPDATE
-REFUSED = NodeStatus.REFUSED
-NOT_RUN = NodeStatus.NOT_RUN
-CONFLICT = NodeStatus.CONFLICT
-FAILED = NodeStatus.FAILED
-INVARIANT = NodeStatus.INVARIANT
-
-#: Outcomes after which no further node is written.
-STOPPING = frozenset({NodeStatus.FAILED, NodeStatus.INVARIANT})
-
-
-@dataclasses.dataclass
-class NodeResult:
-    """What happened to one node."""
-
-    nodename: str
-    status: NodeStatus
-    root: str | None = None
-    findings: list[preflight.Finding] = dataclasses.field(default_factory=list)
-    moves: list[Move] = dataclasses.field(default_factory=list)
-    simulation: preflight.Simulation | None = None
-    violations: list[invariants.Violation] = dataclasses.field(default_factory=list)
-    error: str | None = None
-    calls: int = 0
-    #: Placement requests other than GET (0 for an unchanged node).
-    writes: int = 0
-    #: The node's tree as read back after the write (None if not written).
-    tree_after: Any = None
+#: The run, and the per-node records re-exported from :mod:`~nova_reshape.compute.node_result`.
+__all__ = [
+    "Migration", "Progress", "NodeStatus", "SKIPPED", "UNCHANGED", "MIGRATED", "UPDATED",
+    "WOULD_MIGRATE", "WOULD_UPDATE", "REFUSED", "NOT_RUN", "CONFLICT", "FAILED", "INVARIANT",
+    "STOPPING", "NodeResult", "Show", "Finished", "summarize",
+]
 
 
 @dataclasses.dataclass
 class _Prepared:
+    """A checked node waiting for the write phase (no trees kept)."""
+
     node: Node
     root: str
     result: NodeResult
+    #: Whether the check planned any write (else the node is unchanged, no call).
+    changes: bool
+    #: The plan being written; set in the write phase for the node's batch only.
+    simulation: preflight.Simulation | None = None
 
 
 Progress = Callable[[str, int, int], None]
@@ -135,14 +120,18 @@ class Migration:
     target release (whose reshapes are the ones done) and the operator's
     switches. ``bulk`` reads trees in batches from the database (default:
     ``placement`` itself when it is an ``open_direct`` transport); without
-    it every node is read through the API.
+    it every node is read through the API. ``batch_size``: nodes written
+    between two read-backs (and read in one bulk read before their write).
+    ``show`` renders each node's detail for the report (see :data:`Show`);
+    ``finished`` is called with each node's result once it is final.
     """
 
     def __init__(self, placement: Any, hosts: Iterable[Host], dry_run: bool = False,
                  progress: Progress | None = None, verify: bool = True,
                  only: Collection[str] | None = None,
                  options: DriverOptions | None = None,
-                 bulk: BulkReader | None = None) -> None:
+                 bulk: BulkReader | None = None, batch_size: int = DEFAULT_BATCH_SIZE,
+                 show: Show | None = None, finished: Finished | None = None) -> None:
         self.placement = CountingPlacement(placement)
         self.hosts = list(hosts)
         self.options = options or DriverOptions()
@@ -156,6 +145,11 @@ class Migration:
         self.dry_run = dry_run
         self.progress = progress or (lambda phase, done, total: None)
         self.verify = verify
+        if batch_size < 1:
+            raise ValueError(f"batch_size must be at least 1, not {batch_size}")
+        self.batch_size = batch_size
+        self.show = show
+        self.finished = finished or (lambda result: None)
         self.driver = DescribedDriver(self.nodes, shims_for(self.options), self.options)
         self.results: list[NodeResult] = []
         #: Reads trees in batches from the database (None: per node through the API).
@@ -179,7 +173,15 @@ class Migration:
                 node, conf, self.options.target)
         return merged
 
-    # -- phase 1 -----------------------------------------------------------------
+    def _finish(self, result: NodeResult) -> None:
+        self.finished(result)
+
+    def _show(self, result: NodeResult, simulation: preflight.Simulation | None,
+              tree_after: ProviderTree | None = None) -> None:
+        if self.show is not None and simulation is not None:
+            result.detail = self.show(result, simulation, tree_after)
+
+    # -- reading -----------------------------------------------------------------
 
     def _listing(self) -> preflight.Listing:
         response = self.placement.get("/resource_providers", microversion="1.14")
@@ -189,6 +191,28 @@ class Migration:
                         f"{response.text}")
         return preflight.Listing(response.json()["resource_providers"])
 
+    def _read(self, roots: Sequence[str], names: Mapping[str, str]) -> Iterator[NodeState]:
+        """Each root's tree and allocations: in batches from the database when the
+        transport is in-process on it, else through a report client per node. A
+        root the bulk read skips (not a root provider) is read as nova would."""
+        missing = dict.fromkeys(roots)
+        if self.bulk is not None:
+            for state in node_states(self.bulk, list(missing), self.batch_size):
+                missing.pop(state.root, None)
+                yield state
+        for root in missing:
+            report = SchedulerReportClient(self.placement)
+            tree = report.get_provider_tree_and_ensure_root(None, root, name=names[root])
+            yield NodeState(root, tree,
+                            report.get_allocations_for_provider_tree(None, names[root]))
+
+    def _read_batch(self, items: Sequence[_Prepared]) -> dict[str, NodeState]:
+        """root -> state of the nodes of ``items``, in one bulk read when in-process."""
+        names = {item.root: item.node.nodename for item in items}
+        return {state.root: state for state in self._read(list(names), names)}
+
+    # -- phase 1 -----------------------------------------------------------------
+
     def _prepare(self, node: Node, root: str, state: NodeState,
                  listing: preflight.Listing, result: NodeResult) -> _Prepared | None:
         """Pre-flight and plan one node from its tree and allocations as read."""
@@ -196,38 +220,52 @@ class Migration:
         findings, simulation = preflight.check_node(node, self.driver, state.tree,
                                                     state.allocations, listing)
         findings = self.conf_findings.get(node.nodename, []) + findings
-        result.findings, result.simulation = findings, simulation
+        result.findings = findings
         if findings or simulation is None:
+            self._show(result, simulation)
+            self._finish(result)
             return None
         node_plan = simulation.plan
         result.status = (WOULD_MIGRATE if node_plan.reshape else UNCHANGED if node_plan.empty
                          else WOULD_UPDATE)
         result.moves = simulation.moves
-        return _Prepared(node, root, result)
-
-    def _read(self, roots: Sequence[str], names: Mapping[str, str]) -> Iterator[NodeState]:
-        """Each root's tree and allocations: in batches from the database when the
-        transport is in-process on it, else through a report client per node."""
-        if self.bulk is not None:
-            yield from node_states(self.bulk, roots)
-            return
-        for root in roots:
-            report = SchedulerReportClient(self.placement)
-            tree = report.get_provider_tree_and_ensure_root(None, root, name=names[root])
-            yield NodeState(root, tree,
-                            report.get_allocations_for_provider_tree(None, names[root]))
+        self._show(result, simulation)
+        return _Prepared(node, root, result, changes=not node_plan.empty)
 
     # -- phase 2 -----------------------------------------------------------------
 
-    def _write(self, prepared: _Prepared) -> None:
+    def _plan_again(self, prepared: _Prepared, state: NodeState,
+                    when: str) -> preflight.Simulation:
+        """The node planned again from ``state``; NovaException if it no longer passes."""
+        findings, fresh = preflight.check_node(prepared.node, self.driver, state.tree,
+                                               state.allocations)
+        if findings or fresh is None:
+            raise exception.NovaException(
+                message=f"{when} the node no longer passes the check: "
+                        + "; ".join(str(finding) for finding in findings))
+        prepared.simulation = fresh
+        return fresh
+
+    def _write(self, prepared: _Prepared, state: NodeState | None) -> bool:
+        """Plan the node again from ``state`` (read just before) and write it.
+
+        Whether it was written (and so is to be read back).
+        """
         result = prepared.result
-        simulation = result.simulation
-        assert simulation is not None
-        if simulation.plan.empty:
+        if not prepared.changes:
             result.status = UNCHANGED  # nothing to write: no call at all
-            return
+            self._finish(result)
+            return False
         start, writes = self.placement.calls, self.placement.writes
         try:
+            if state is None:
+                raise exception.NovaException(message="the node could not be read again")
+            simulation = self._plan_again(prepared, state, "read again before its write,")
+            if simulation.plan.empty:  # another writer did it meanwhile
+                result.status, result.moves = UNCHANGED, []
+                self._show(result, simulation)
+                self._finish(result)
+                return False
             simulation = self._execute(prepared, simulation)
         except (exception.PlacementReshapeConflict,
                 exception.ResourceProviderUpdateConflict) as error:
@@ -240,15 +278,19 @@ class Migration:
             result.moves = list(simulation.moves)
         result.calls += self.placement.calls - start
         result.writes = self.placement.writes - writes
-        if self.verify and result.status in (MIGRATED, UPDATED):
-            self._check(prepared)
+        if result.status in (MIGRATED, UPDATED):
+            return True
+        self._show(result, prepared.simulation)
+        prepared.simulation = None
+        self._finish(result)
+        return False
 
     def _execute(self, prepared: _Prepared,
                  simulation: preflight.Simulation) -> preflight.Simulation:
         """Write the node's plan; after a generation conflict read, plan and write
         again from what Placement holds, as nova's resource tracker does, up to
         :data:`CONFLICT_ATTEMPTS` times. The simulation that was written."""
-        node, result = prepared.node, prepared.result
+        node = prepared.node
         for attempt in range(1, CONFLICT_ATTEMPTS + 1):
             try:
                 self.executor.execute(simulation.plan, simulation.tree_before,
@@ -261,42 +303,26 @@ class Migration:
                 LOG.info("Conflict writing node %s (attempt %d of %d), planning again "
                          "from fresh data: %s", node.nodename, attempt, CONFLICT_ATTEMPTS,
                          error)
-            state = next(iter(self._read([prepared.root], {prepared.root: node.nodename})))
-            findings, fresh = preflight.check_node(node, self.driver, state.tree,
-                                                   state.allocations)
-            if findings or fresh is None:
-                raise exception.NovaException(
-                    message="after a conflict the node no longer passes the check: "
-                            + "; ".join(str(finding) for finding in findings))
-            simulation = result.simulation = fresh
+            state = self._read_batch([prepared])[prepared.root]
+            simulation = self._plan_again(prepared, state, "after a conflict")
         raise AssertionError("unreachable")
 
-    def _check(self, prepared: _Prepared) -> None:
-        """Read the node back (one read) and check the invariants and the plan."""
-        result, name = prepared.result, prepared.node.nodename
-        simulation = result.simulation
-        assert simulation is not None
-        state = next(iter(self._read([prepared.root], {prepared.root: name})))
-        tree = state.tree
-        inventories = preflight.inventories_of(tree, name)
-        after: dict[str, dict[str, Any]] = {}
-        for consumer, body in state.allocations.items():
-            for rp_uuid, entry in body.get("allocations", {}).items():
-                if rp_uuid in inventories:
-                    held = after.setdefault(consumer, {"allocations": {}})
-                    held["allocations"][rp_uuid] = {"resources": dict(entry["resources"])}
-        before_scope = simulation.tree_before.get_provider_uuids(name)
-        names = preflight.names_of(simulation.tree_before, tree)
-        result.violations = invariants.check_node(
-            simulation.allocations_before, after, before_scope, inventories,
-            [move for move in result.moves if move.changes_totals], names)
-        result.violations += [
-            invariants.Violation("not_as_planned", None, None, "", problem)
-            for problem in plan.unplanned(simulation.plan, simulation.tree_after, tree,
-                                          simulation.allocations_after, after)]
-        result.tree_after = tree
-        if result.violations:
-            result.status = INVARIANT
+    def _check_written(self, written: Sequence[_Prepared]) -> None:
+        """Read the written nodes back (one bulk read when in-process) and check
+        each against the invariants and its plan; their results are then final."""
+        states = self._read_batch(written) if self.verify and written else {}
+        for prepared in written:
+            result, simulation = prepared.result, prepared.simulation
+            assert simulation is not None
+            state = states.get(prepared.root)
+            if state is not None:
+                result.violations = readback.violations(prepared.node.nodename, simulation,
+                                                        result.moves, state)
+                if result.violations:
+                    result.status = INVARIANT
+            self._show(result, simulation, state.tree if state is not None else None)
+            prepared.simulation = None
+            self._finish(result)
 
     # -- the run -----------------------------------------------------------------
 
@@ -323,7 +349,9 @@ class Migration:
         self.check()
         if self.refused:
             self.abandon()
-        elif not self.dry_run:
+        elif self.dry_run:
+            self.keep()
+        else:
             self.write()
         return self.ordered_results()
 
@@ -336,8 +364,8 @@ class Migration:
 
         One listing resolves every node's root; the trees are then read
         (in batches when the transport allows, see :meth:`_read`) and each
-        node planned as its tree arrives, so no more than a batch of trees
-        is held at once beyond the plans.
+        node planned as its tree arrives and reduced to its compact result,
+        so no more than a batch of trees is held at once.
         """
         listing = self._listing()
         self._calls_seen = self.placement.calls
@@ -345,6 +373,7 @@ class Migration:
         for node in self.mine:
             if node.is_ironic:
                 self.results.append(NodeResult(node.nodename, SKIPPED))
+                self._finish(self.results[-1])
         by_root: dict[str, list[tuple[Node, NodeResult]]] = {}
         self._done = 0
         for node in work:
@@ -353,19 +382,13 @@ class Migration:
             root, findings = preflight.resolve_root(node, listing)
             if root is None:
                 result.findings = findings
+                self._finish(result)
                 self._checked(len(work))
                 continue
             by_root.setdefault(root, []).append((node, result))
         names = {root: nodes[0][0].nodename for root, nodes in by_root.items()}
         for state in self._read(list(by_root), names):
             self._prepare_all(by_root.pop(state.root), state, listing, len(work))
-        # A root the bulk read skipped (not a root provider): read it as nova would.
-        self.bulk, bulk = None, self.bulk
-        try:
-            for state in self._read(list(by_root), names):
-                self._prepare_all(by_root.pop(state.root), state, listing, len(work))
-        finally:
-            self.bulk = bulk
 
     def _prepare_all(self, nodes: list[tuple[Node, NodeResult]], state: NodeState,
                      listing: preflight.Listing, total: int) -> None:
@@ -383,34 +406,56 @@ class Migration:
 
     def abandon(self) -> None:
         """Give up the write (another node was refused): the checked nodes are not run."""
-        for item in self._prepared:
-            item.result.status = NOT_RUN
+        self._not_run(self._prepared)
         self._prepared = []
 
-    def write(self, stop: Callable[[], bool] = lambda: False) -> None:
-        """Phase 2: write the checked nodes one by one.
+    def keep(self) -> None:
+        """A dry run with nothing refused: the checked nodes' results are final as checked."""
+        for item in self._prepared:
+            self._finish(item.result)
+        self._prepared = []
 
-        Stops after a node that failed or broke an invariant, or before the
-        next node once ``stop()`` is true (another worker failed); the nodes
-        left are ``not-run``.
+    def _not_run(self, items: Iterable[_Prepared]) -> None:
+        for item in items:
+            item.result.status = NOT_RUN
+            self._finish(item.result)
+
+    def write(self, stop: Callable[[], bool] = lambda: False) -> None:
+        """Phase 2: write the checked nodes in batches of :attr:`batch_size`.
+
+        Each batch's nodes are read in one bulk read (when in-process),
+        planned again from what was read (a node that no longer passes the
+        check fails), written one by one, then read back in one bulk read and
+        checked. Stops after a node that failed (at once) or broke an
+        invariant (after its batch's read-back: the nodes of that batch are
+        written and checked), or before the next node once ``stop()`` is true
+        (another worker failed); the nodes left are ``not-run``.
         """
         prepared, self._prepared = self._prepared, []
-        for index, item in enumerate(prepared):
+        written_so_far = 0
+        for start in range(0, len(prepared), self.batch_size):
+            batch = prepared[start:start + self.batch_size]
+            handled = self._write_batch(batch, stop, written_so_far, len(prepared))
+            written_so_far += handled
+            if handled < len(batch) or any(item.result.status in STOPPING for item in batch):
+                self._not_run(prepared[start + handled:])
+                return
+
+    def _write_batch(self, batch: Sequence[_Prepared], stop: Callable[[], bool],
+                     done: int, total: int) -> int:
+        """Write ``batch`` (see :meth:`write`); how many of its nodes were handled."""
+        states = self._read_batch([item for item in batch if item.changes])
+        written: list[_Prepared] = []
+        handled = 0
+        for item in batch:
             if stop():
-                for rest in prepared[index:]:
-                    rest.result.status = NOT_RUN
-                return
-            self._write(item)
-            self.progress("migrate", index + 1, len(prepared))
+                break
+            if self._write(item, states.get(item.root)):
+                written.append(item)
+            handled += 1
+            self.progress("migrate", done + handled, total)
             if item.result.status in STOPPING:
-                for rest in prepared[index + 1:]:
-                    rest.result.status = NOT_RUN
-                return
-
-
-def summarize(results: Sequence[NodeResult]) -> dict[NodeStatus, int]:
-    """status -> number of nodes."""
-    counts: dict[NodeStatus, int] = {}
-    for result in results:
-        counts[result.status] = counts.get(result.status, 0) + 1
-    return counts
+                break
+        states.clear()
+        self._check_written(written)
+        return handled

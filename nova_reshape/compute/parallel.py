@@ -10,10 +10,16 @@ hosts spread evenly).
 The two phases stay global:
 
 1. every worker checks its nodes and reports whether any was refused;
-2. only when no worker found anything does any worker write. A node that
-   fails or breaks an invariant sets a shared stop flag, and every worker
-   stops before its next node (the rest are ``not-run``), as a single
-   process run does. A worker whose parent died stops the same way.
+2. only when no worker found anything does any worker write (a dry run
+   with nothing refused keeps its would-be statuses). A node that fails or
+   breaks an invariant sets a shared stop flag, and every worker stops
+   before its next node (the rest are ``not-run``), as a single process run
+   does. A worker whose parent died stops the same way.
+
+Each node's compact result (:class:`~nova_reshape.compute.node_result.NodeResult`,
+no trees) goes to the parent as a :class:`Finished` message as soon as the
+node is final, so neither side holds more than those summaries and one
+batch of trees.
 
 Each node is still one atomic ``POST /reshaper`` and the providers of two
 nodes never overlap, so workers never write the same provider; a run killed
@@ -23,7 +29,6 @@ at any moment is completed by running it again.
 from __future__ import annotations
 
 import contextlib
-import dataclasses
 import enum
 import multiprocessing
 import multiprocessing.connection
@@ -54,14 +59,6 @@ def auto_workers(nodes: int, cpus: int | None = None) -> int:
     return max(1, min(cpus, MAX_AUTO_WORKERS, nodes // NODES_PER_WORKER))
 
 
-@dataclasses.dataclass
-class _Outcome:
-    """What a worker sends back at the end."""
-
-    results: list[migrate.NodeResult]
-    calls: int
-
-
 # -- messages on a worker's pipe: worker -> parent ----------------------------
 
 class Progress(NamedTuple):
@@ -77,10 +74,16 @@ class Checked(NamedTuple):
     pending: int
 
 
-class Done(NamedTuple):
-    """The worker finished; its results and call count."""
+class Finished(NamedTuple):
+    """One node's final result (compact: sent as each node finishes, not all at the end)."""
 
-    outcome: _Outcome
+    result: migrate.NodeResult
+
+
+class Done(NamedTuple):
+    """The worker finished; the Placement calls it made."""
+
+    calls: int
 
 
 class WorkerError(NamedTuple):
@@ -89,19 +92,23 @@ class WorkerError(NamedTuple):
     error: BaseException
 
 
-WorkerMessage = Progress | Checked | Done | WorkerError
+WorkerMessage = Progress | Checked | Finished | Done | WorkerError
 
 
 class Verdict(enum.StrEnum):
     """The parent's answer once every worker has checked: parent -> worker."""
 
     WRITE = "write"
+    #: Some node was refused: no node is written, the checked ones are not run.
     ABANDON = "abandon"
+    #: A dry run with nothing refused: the checked nodes' results stand.
+    KEEP = "keep"
 
 
 def _worker(opener: Opener, hosts: list[Host], names: list[str], dry_run: bool,
             verify: bool, connection: multiprocessing.connection.Connection,
-            stop_flag: Any, parent: int, options: DriverOptions) -> None:
+            stop_flag: Any, parent: int, options: DriverOptions,
+            show: migrate.Show | None = None) -> None:
     """One worker's whole life: check, wait for the verdict, write, report."""
     def progress(phase: str, done: int, total: int) -> None:
         connection.send(Progress(phase))
@@ -109,19 +116,26 @@ def _worker(opener: Opener, hosts: list[Host], names: list[str], dry_run: bool,
     def stop() -> bool:
         return stop_flag.is_set() or os.getppid() != parent
 
+    def finished(result: migrate.NodeResult) -> None:
+        if result.status in migrate.STOPPING:
+            stop_flag.set()
+        connection.send(Finished(result))
+
     try:
         with opener() as placement:
             run = migrate.Migration(placement, hosts, dry_run=dry_run, progress=progress,
-                                    verify=verify, only=set(names), options=options)
+                                    verify=verify, only=set(names), options=options,
+                                    show=show, finished=finished)
             run.check()
             connection.send(Checked(run.refused, run.pending))
-            if connection.recv() == Verdict.WRITE:
-                run.write(stop=stop)
-            else:
-                run.abandon()
-            if any(result.status in migrate.STOPPING for result in run.results):
-                stop_flag.set()
-            connection.send(Done(_Outcome(run.results, run.calls)))
+            match connection.recv():
+                case Verdict.WRITE:
+                    run.write(stop=stop)
+                case Verdict.KEEP:
+                    run.keep()
+                case _:
+                    run.abandon()
+            connection.send(Done(run.calls))
     except BaseException as error:  # noqa: BLE001 - reported to the parent
         stop_flag.set()
         with contextlib.suppress(Exception):
@@ -150,7 +164,8 @@ class ParallelMigration:
 
     def __init__(self, opener: Opener, hosts: Iterable[Host], workers: int,
                  dry_run: bool = False, progress: migrate.Progress | None = None,
-                 verify: bool = True, options: DriverOptions | None = None) -> None:
+                 verify: bool = True, options: DriverOptions | None = None,
+                 show: migrate.Show | None = None) -> None:
         self.options = options or DriverOptions()
         self.opener = opener
         self.hosts = list(hosts)
@@ -159,6 +174,7 @@ class ParallelMigration:
         self.dry_run = dry_run
         self.progress = progress or (lambda phase, done, total: None)
         self.verify = verify
+        self.show = show
         self.calls = 0
 
     def shares(self) -> list[list[str]]:
@@ -166,6 +182,13 @@ class ParallelMigration:
         names = list(self.nodes)
         return [share for share in (names[index::self.workers]
                                     for index in range(self.workers)) if share]
+
+    def hosts_of(self, share: Sequence[str]) -> list[Host]:
+        """The hosts holding a node of ``share``: all a worker needs (host
+        descriptions are most of a worker's memory per node)."""
+        names = set(share)
+        return [host for host in self.hosts
+                if any(node.nodename in names for node in host.nodes)]
 
     def run(self) -> list[migrate.NodeResult]:
         context = multiprocessing.get_context("spawn")
@@ -176,8 +199,8 @@ class ParallelMigration:
             ours, theirs = context.Pipe()
             process = context.Process(
                 target=_worker, name="nova-reshape-migrate-worker", daemon=True,
-                args=(self.opener, self.hosts, share, self.dry_run, self.verify, theirs,
-                      stop_flag, os.getpid(), self.options))
+                args=(self.opener, self.hosts_of(share), share, self.dry_run, self.verify, theirs,
+                      stop_flag, os.getpid(), self.options, self.show))
             process.start()
             theirs.close()
             pipes.append(ours)
@@ -197,15 +220,14 @@ class ParallelMigration:
                  stop_flag: Any) -> list[migrate.NodeResult]:
         conductor = _Conductor(pipes, stop_flag, self.progress, self.dry_run,
                                to_check=sum(not node.is_ironic for node in self.nodes.values()))
-        outcomes = conductor.follow()
-        results = [result for outcome in outcomes for result in outcome.results]
-        self.calls = sum(outcome.calls for outcome in outcomes)
+        results = conductor.follow()
+        self.calls = conductor.calls
         order = {name: index for index, name in enumerate(self.nodes)}
         return sorted(results, key=lambda result: order[result.nodename])
 
 
 class _Conductor:
-    """The parent's side: relays progress, gives the verdict, collects outcomes."""
+    """The parent's side: relays progress, gives the verdict, collects the results."""
 
     def __init__(self, pipes: Sequence[multiprocessing.connection.Connection], stop_flag: Any,
                  progress: migrate.Progress, dry_run: bool, to_check: int) -> None:
@@ -218,11 +240,16 @@ class _Conductor:
         #: worker -> (refused, nodes waiting to be written)
         self.checked: dict[int, tuple[bool, int]] = {}
         self.reported: set[int] = set()
-        self.outcomes: list[_Outcome] = []
+        #: Every node's result, as the workers finish them.
+        self.results: list[migrate.NodeResult] = []
+        #: Placement calls of the workers that are done.
+        self.calls = 0
         self.failure: BaseException | None = None
 
-    def follow(self) -> list[_Outcome]:
-        """Serve the workers until every one has closed its pipe; raise a worker's error."""
+    def follow(self) -> list[migrate.NodeResult]:
+        """Serve the workers until every one has closed its pipe; raise a worker's error.
+
+        Every node's result, in the order they finished."""
         open_pipes = {id(pipe): pipe for pipe in self.pipes}
         while open_pipes:
             for pipe in multiprocessing.connection.wait(list(open_pipes.values())):
@@ -237,7 +264,7 @@ class _Conductor:
                 self._handle(id(pipe), message)
         if self.failure is not None:
             raise self.failure
-        return self.outcomes
+        return self.results
 
     def _handle(self, worker: int, message: WorkerMessage) -> None:
         match message:
@@ -246,9 +273,11 @@ class _Conductor:
                 self.progress(phase, self.done[phase], self.totals[phase])
             case Checked(refused, pending):
                 self._checked(worker, refused=refused, pending=pending)
-            case Done(outcome):
+            case Finished(result):
+                self.results.append(result)
+            case Done(calls):
                 self.reported.add(worker)
-                self.outcomes.append(outcome)
+                self.calls += calls
             case WorkerError(error):
                 self.reported.add(worker)
                 self._lost(worker, error)
@@ -264,8 +293,10 @@ class _Conductor:
         self.checked[worker] = (refused, pending)
         if len(self.checked) < len(self.pipes):
             return
-        write = not self.dry_run and not any(refused for refused, _ in self.checked.values())
+        refused = any(refused for refused, _ in self.checked.values())
+        verdict = (Verdict.ABANDON if refused else Verdict.KEEP if self.dry_run
+                   else Verdict.WRITE)
         self.totals["migrate"] = sum(pending for _, pending in self.checked.values())
         for pipe in self.pipes:
             with contextlib.suppress(OSError):
-                pipe.send(Verdict.WRITE if write else Verdict.ABANDON)
+                pipe.send(verdict)

@@ -7,9 +7,14 @@ not from the migration's own invariant code.
 
 from __future__ import annotations
 
+import dataclasses
+
 import pytest
 
-from nova_reshape.compute import migrate
+from nova_reshape.cmd import render
+from nova_reshape.compute import migrate, preflight, readback
+from nova_reshape.compute.plan import NodePlan
+from nova_reshape.provider_tree import ProviderTree
 from nova_reshape.virt.host import load_hosts
 from nova_reshape.virt.releases import DriverOptions
 from tests.functional.nova_reshape import migrate_helpers as helpers
@@ -84,14 +89,14 @@ def test_second_run_writes_nothing(placement, deployment):
 
 
 def test_dry_run_reports_moves_and_writes_nothing(placement, deployment):
-    results = _run(placement, deployment, dry_run=True)
+    results = _run(placement, deployment, dry_run=True, show=helpers.shown_simulation)
     assert placement.writes() == []
     node = results[0]
     assert node.status == "would-migrate"
     assert len([m for m in node.moves if m.resource_class == "VGPU"]) == INSTANCES
     assert [m.resource_class for m in node.moves if m.created] == [
         "CUSTOM_PCI_10DE_20B5"]  # instance 0 holds a PCI device, created not moved
-    assert not node.simulation.tree_after.exists("cmp-0000_NUMA0")  # nova 34 has none
+    assert not node.detail.tree_after.exists("cmp-0000_NUMA0")  # nova 34 has none
 
 
 def test_preflight_refusal_writes_nothing(placement, deployment, tmp_path):
@@ -152,7 +157,12 @@ def test_conflicts_left_after_retries(placement, raw_placement, deployment):
         "cmp-0000": "migrated", "cmp-0001": "unchanged", "cmp-0002": "skipped"}
 
 
-def test_invariant_violation_stops_the_run(placement, deployment, monkeypatch):
+@pytest.mark.parametrize("batch_size,checked", [(1, 1), (2, 2)])
+def test_invariant_violation_stops_the_run_after_the_batch(placement, deployment, monkeypatch,
+                                                           batch_size, checked):
+    """Written nodes are read back and checked per batch: a violation stops the
+    run once its batch is checked (the batch's other nodes are written and
+    checked too); the nodes of later batches are not run."""
     from nova_reshape.compute import invariants
 
     seen = []
@@ -161,11 +171,13 @@ def test_invariant_violation_stops_the_run(placement, deployment, monkeypatch):
         seen.append(args)
         return [invariants.Violation("not_conserved", "c", None, "VGPU", "lost one")]
 
-    monkeypatch.setattr(migrate.invariants, "check_node", broken)
-    results = _run(placement, deployment)
-    assert _statuses(results) == {"cmp-0000": "invariant-violated", "cmp-0001": "not-run",
+    monkeypatch.setattr(readback.invariants, "check_node", broken)
+    results = _run(placement, deployment, batch_size=batch_size)
+    second = "not-run" if batch_size == 1 else "invariant-violated"
+    assert _statuses(results) == {"cmp-0000": "invariant-violated", "cmp-0001": second,
                                   "cmp-0002": "skipped"}
-    assert len(seen) == 1 and str(results[0].violations[0]) == "not_conserved: lost one"
+    assert len(seen) == checked and str(results[0].violations[0]) == "not_conserved: lost one"
+    assert [url for _, url in placement.writes()].count("/reshaper") == checked
 
 
 def test_pre_train_pinning_and_a_disabled_host(placement, raw_placement, tmp_path):
@@ -183,4 +195,66 @@ def test_pre_train_pinning_and_a_disabled_host(placement, raw_placement, tmp_pat
         assert ("COMPUTE_STATUS_DISABLED" in root["traits"]) is (index == 0)
     placement.reset()
     assert set(_statuses(_run(placement, out)).values()) == {"unchanged"}
+    assert placement.writes() == []
+
+
+def _kinds_held(value, seen=None) -> set[type]:
+    """The types of every object reachable from ``value`` through dataclass
+    fields, named tuples, lists, tuples and dicts."""
+    seen = set() if seen is None else seen
+    if id(value) in seen:
+        return set()
+    seen.add(id(value))
+    kinds = {type(value)}
+    if dataclasses.is_dataclass(value) and not isinstance(value, type):
+        children = [getattr(value, field.name) for field in dataclasses.fields(value)]
+    elif isinstance(value, dict):
+        children = [*value.keys(), *value.values()]
+    elif isinstance(value, (list, tuple, set)):
+        children = list(value)
+    else:
+        children = []
+    for child in children:
+        kinds |= _kinds_held(child, seen)
+    return kinds
+
+
+@pytest.mark.parametrize("dry_run", [False, True])
+def test_results_keep_no_trees_or_simulations(placement, deployment, dry_run):
+    """A run keeps a compact record per node: without a ``show`` no tree and no
+    simulation survives the node; with the text ``show`` only drawn lines."""
+    run = migrate.Migration(placement, load_hosts([deployment]), dry_run=dry_run)
+    results = run.run()
+    assert {r.status for r in results} == {"would-migrate" if dry_run else "migrated",
+                                           "skipped"}
+    kinds = _kinds_held(results)
+    assert not kinds & {ProviderTree, preflight.Simulation, NodePlan}, kinds
+    assert all(r.detail is None for r in results) and run.pending == 0
+    shown = migrate.Migration(placement, load_hosts([deployment]), dry_run=True,
+                              show=render.node_text).run()
+    assert not _kinds_held(shown) & {ProviderTree, preflight.Simulation, NodePlan}
+    assert all(isinstance(line, str) for r in shown if r.detail for line in r.detail)
+    assert any(line.strip() == "after:" for line in shown[0].detail)
+
+
+def test_a_node_changed_between_check_and_write_fails_with_one_line(placement, raw_placement,
+                                                                     deployment):
+    """The write phase reads each batch again and plans it again: a node whose
+    Placement state no longer matches its description is not written."""
+    run = migrate.Migration(placement, load_hosts([deployment]))
+    run.check()
+    assert not run.refused
+    root = helpers.generator.stable_uuid(0, "cmp-0000")
+    held = helpers.ok(raw_placement.get(f"/resource_providers/{root}/inventories"))
+    held["inventories"]["VGPU"]["total"] += 1
+    helpers.ok(raw_placement.put(f"/resource_providers/{root}/inventories", json={
+        "inventories": held["inventories"],
+        "resource_provider_generation": held["resource_provider_generation"]}))
+    placement.reset()
+    run.write()
+    statuses = _statuses(run.ordered_results())
+    assert statuses == {"cmp-0000": "failed", "cmp-0001": "not-run", "cmp-0002": "skipped"}
+    error = run.ordered_results()[0].error
+    assert error.startswith("NovaException: read again before its write, the node no longer "
+                            "passes the check: ") and "\n" not in error, error
     assert placement.writes() == []

@@ -18,8 +18,9 @@ from nova_reshape.compute import migrate
 from nova_reshape.transport import CountingTransport, Transport, open_direct
 from nova_reshape.virt.host import load_hosts
 from placement_wsgi.direct import PlacementDirect
+from placement_wsgi.objects.tree_state import DEFAULT_BATCH_SIZE
 from tests.fixtures.config import make_conf
-from tests.functional.nova_reshape.migrate_helpers import generator
+from tests.functional.nova_reshape.migrate_helpers import generator, shown_simulation
 
 HOSTS = 4
 
@@ -47,12 +48,13 @@ class _RequestsOnly(Transport):
 def _run(db_url, out, requests_only: bool = False):
     with open_direct(make_conf(db_url)) as direct:
         counting = CountingTransport(_RequestsOnly(direct) if requests_only else direct)
-        run = migrate.Migration(counting, load_hosts([out]), bulk=direct)
+        run = migrate.Migration(counting, load_hosts([out]), bulk=direct,
+                                show=shown_simulation)
         return run.run(), counting.calls
 
 
 def _planned_writes(result) -> int:
-    plan = result.simulation.plan
+    plan = result.detail.plan
     return (len(plan.create) + len(plan.traits) + len(plan.aggregates) + len(plan.delete)
             + (1 if plan.reshape else len(plan.inventories)))
 
@@ -69,7 +71,7 @@ def test_a_changed_node_costs_one_call_an_unchanged_one_none(db_url, tmp_path, g
         assert _planned_writes(result) >= 1
         assert not result.violations
     if gpus == 4:
-        assert all(len(r.simulation.plan.create) == 4 for r in changed)
+        assert all(len(r.detail.plan.create) == 4 for r in changed)
     assert total == 1 + len(changed)  # + the one listing of providers
     again, total = _run(db_url, out)
     assert {r.status for r in again} == {"unchanged", "skipped"}
@@ -91,7 +93,7 @@ def test_over_the_rest_sequence_a_node_costs_its_plans_writes(db_url, tmp_path, 
         assert result.calls == result.writes == _planned_writes(result), result.nodename
         assert not result.violations
         if gpus == 4:
-            assert len(result.simulation.plan.create) == 4 and result.calls == 2 * 4 + 2
+            assert len(result.detail.plan.create) == 4 and result.calls == 2 * 4 + 2
     assert total == 1 + sum(r.calls for r in changed)
     again, _ = _run(db_url, out, requests_only=True)
     assert [r.calls for r in again] == [0] * HOSTS
@@ -113,7 +115,7 @@ def test_the_bulk_read_back_catches_a_write_off_the_plan(db_url, tmp_path):
     out = _deployment(db_url, tmp_path, gpus=1)
     with open_direct(make_conf(db_url)) as direct:
         results = migrate.Migration(_LosingOneGpu(direct), load_hosts([out]),
-                                    bulk=direct).run()
+                                    bulk=direct, batch_size=1).run()
     first = results[0]
     assert first.status == "invariant-violated"
     codes = {violation.code for violation in first.violations}
@@ -148,3 +150,32 @@ def test_a_conflict_in_process_is_read_planned_and_written_again(db_url, tmp_pat
     assert first.status == "migrated" and not first.violations, first.error
     assert first.calls == first.writes == 2  # the refused change, then the re-planned one
     assert [r.calls for r in results[1:HOSTS - 1]] == [1] * (HOSTS - 2)
+
+
+class _RecordingReads:
+    """A bulk reader that records the roots of each ``read_trees`` call."""
+
+    def __init__(self, reader) -> None:
+        self.reader = reader
+        self.reads: list[list[str]] = []
+
+    def read_trees(self, roots=None, batch_size=DEFAULT_BATCH_SIZE):
+        self.reads.append(list(roots))
+        return self.reader.read_trees(roots, batch_size)
+
+
+@pytest.mark.parametrize("batch_size", [DEFAULT_BATCH_SIZE, 2])
+def test_each_write_batch_is_read_once_before_and_once_after(db_url, tmp_path, batch_size):
+    """The check reads every tree in one streamed bulk read; then each batch of
+    nodes to write is read again in one bulk read (planned again from it) and,
+    once written, read back in one bulk read, not one read per node."""
+    out = _deployment(db_url, tmp_path, gpus=1)
+    with open_direct(make_conf(db_url)) as direct:
+        reader = _RecordingReads(direct)
+        results = migrate.Migration(direct, load_hosts([out]), bulk=reader,
+                                    batch_size=batch_size).run()
+    written = [r.root for r in results if r.status == "migrated"]
+    assert len(written) == HOSTS - 1
+    batches = [written[start:start + batch_size]
+               for start in range(0, len(written), batch_size)]
+    assert reader.reads == [written] + [batch for batch in batches for _ in range(2)]

@@ -239,9 +239,10 @@ def test_all_cases_on_one_node_and_the_dry_run_plan_is_what_is_written(placement
                                                                        write_host):
     path, fpga_name = _all_in_one(seed, write_host)
     placement.reset()
-    [dry] = migrate.Migration(placement, load_hosts([path]), dry_run=True).run()
+    [dry] = migrate.Migration(placement, load_hosts([path]), dry_run=True,
+                              show=helpers.shown_simulation).run()
     assert dry.status == "would-migrate" and placement.writes() == []
-    plan = dry.simulation.plan
+    plan = dry.detail.plan
 
     [result] = _run(placement, path)
     assert result.status == "migrated" and not result.violations

@@ -153,6 +153,8 @@ def test_workers_get_the_run_options(db_url, tmp_path):
     assert err.count("--numa-in-placement") == 1  # once per run, not per worker
     targets = {move["target_name"] for node in json.loads(text)["nodes"]
                for move in node["moves"]}
+    # A dry run's nodes stay as checked in every worker (not "not-run").
+    assert {node["status"] for node in json.loads(text)["nodes"]} == {"would-migrate"}
     assert {"cmp-0000_NUMA0", "cmp-0001_NUMA0"} <= targets
     code, text, _ = _main(*_command(conf, out, "--workers", "2", "--nova-config",
                                     str(nova_conf)))

@@ -9,6 +9,7 @@ import pytest
 
 from nova_reshape import exception
 from nova_reshape.compute import migrate, parallel
+from nova_reshape.virt.host import Host, Node
 
 
 @pytest.mark.parametrize("nodes,cpus,expected", [
@@ -43,7 +44,9 @@ def _follow_expecting_an_error(conductor):
 
 
 def _finish(pipe, *results):
-    pipe.send(parallel.Done(parallel._Outcome(list(results), calls=3)))
+    for result in results:
+        pipe.send(parallel.Finished(result))
+    pipe.send(parallel.Done(calls=3))
     pipe.close()
 
 
@@ -62,21 +65,23 @@ def test_write_only_when_every_worker_checked_clean():
     _finish(first, migrate.NodeResult("a", migrate.MIGRATED))
     _finish(second, migrate.NodeResult("b", migrate.MIGRATED))
     conductor_thread.join(5)
-    assert [outcome.results[0].nodename for outcome in conductor.outcomes] in (
-        ["a", "b"], ["b", "a"])
+    assert sorted(result.nodename for result in conductor.results) == ["a", "b"]
+    assert conductor.calls == 6
     assert progress[:2] == [("check", 1, 4), ("check", 2, 4)]
     assert progress[2:] == [("migrate", 1, 3), ("migrate", 2, 3)]
     assert not flag.is_set()
 
 
-@pytest.mark.parametrize("dry_run,refused", [(True, False), (False, True)])
-def test_a_refusal_or_a_dry_run_abandons_every_share(dry_run, refused):
+@pytest.mark.parametrize("dry_run,refused,verdict", [
+    (True, False, "keep"), (False, True, "abandon"), (True, True, "abandon")])
+def test_a_refusal_abandons_every_share_a_clean_dry_run_keeps_them(dry_run, refused,
+                                                                    verdict):
     conductor, (first, second), _, _ = _conductor(2, dry_run=dry_run)
     first.send(parallel.Checked(refused, 1))
     second.send(parallel.Checked(False, 1))
     conductor_thread = threading.Thread(target=conductor.follow)
     conductor_thread.start()
-    assert first.recv() == "abandon" and second.recv() == "abandon"
+    assert first.recv() == verdict and second.recv() == verdict
     _finish(first)
     _finish(second)
     conductor_thread.join(5)
@@ -106,3 +111,13 @@ def test_a_worker_gone_without_a_word_is_an_error():
     _finish(second)
     conductor_thread.join(5)
     assert flag.is_set() and "exited without reporting" in str(errors[0])
+
+
+def test_each_worker_gets_only_the_hosts_of_its_share():
+    hosts = [Host(f"h{index}.yaml", f"h{index}", tuple(Node(f"h{index}-n{n}") for n in range(2)))
+             for index in range(3)]
+    run = parallel.ParallelMigration(lambda: None, hosts, workers=2)
+    shares = run.shares()
+    assert shares == [["h0-n0", "h1-n0", "h2-n0"], ["h0-n1", "h1-n1", "h2-n1"]]
+    assert run.hosts_of(["h1-n0"]) == [hosts[1]]
+    assert run.hosts_of(["h0-n1", "h2-n0"]) == [hosts[0], hosts[2]]
