@@ -178,7 +178,8 @@ class PlacementDirect:
             raise RuntimeError("this PlacementDirect is not open")
         return tree_state.read_trees(self.app.placement_app.database, roots, batch_size)
 
-    def apply_tree_change(self, change: tree_change.TreeChange) -> dict[str, int]:
+    def apply_tree_change(self, change: tree_change.TreeChange,
+                          check: tree_change.TreeCheck | None = None) -> dict[str, int]:
         """Write one provider tree's whole change in one database transaction.
 
         :func:`placement_wsgi.objects.tree_change.apply_tree_change` on the
@@ -195,7 +196,9 @@ class PlacementDirect:
         and it turns a tree's sequence of requests (each its own
         transaction) into one transaction, so a killed run leaves a tree
         either as it was or fully written. Consumers are written as the
-        reshaper writes them at its first microversion (1.30).
+        reshaper writes them at its first microversion (1.30). ``check``
+        inspects the tree inside the transaction, before commit
+        (:class:`~placement_wsgi.objects.tree_change.TreeCheck`).
         """
         if self.app is None:
             raise RuntimeError("this PlacementDirect is not open")
@@ -204,7 +207,7 @@ class PlacementDirect:
             return tree_change.apply_tree_change(
                 self.app.placement_app.database, change,
                 incomplete_project=conf.incomplete_consumer_project_id,
-                incomplete_user=conf.incomplete_consumer_user_id)
+                incomplete_user=conf.incomplete_consumer_user_id, check=check)
         except DatabaseUnavailable as error:  # as the app answers (503)
             raise errors.ServiceUnavailable(errors.DATABASE_UNREACHABLE) from error
 

@@ -44,11 +44,12 @@ changes + 1`` (plus deletes). 0 for an empty plan.
 from __future__ import annotations
 
 import copy
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from typing import Any
 
 from nova_reshape import exception
 from nova_reshape.compute.plan import NodePlan
+from nova_reshape.compute.tree_source import NodeState, node_state
 from nova_reshape.provider_tree import ProviderTree
 from nova_reshape.report_base import (
     AGGREGATE_GENERATION_VERSION,
@@ -63,7 +64,7 @@ from placement_wsgi import errors as placement_errors
 from placement_wsgi.objects.allocation import ConsumerAllocations
 from placement_wsgi.objects.inventory_record import Inventory
 from placement_wsgi.objects.resource_provider import NewProvider
-from placement_wsgi.objects.tree_change import TreeChange
+from placement_wsgi.objects.tree_change import TreeChange, TreeCheck
 
 CUSTOM_PREFIX = "CUSTOM_"
 #: Keys of a consumer's allocations body the reshaper needs besides ``allocations``.
@@ -87,8 +88,14 @@ class PlanExecutor:
             and isinstance(placement, TreeWriter) else None)
 
     def execute(self, plan: NodePlan, tree: ProviderTree,
-                allocations: Mapping[str, Any]) -> None:
+                allocations: Mapping[str, Any],
+                check: Callable[[NodeState], None] | None = None) -> bool:
         """Write ``plan``, made from ``tree`` and ``allocations`` as read.
+
+        In-process on the database, ``check`` is given the node's tree as the
+        write leaves it, inside the write's transaction: what it raises rolls
+        the write back and reaches the caller. Returns whether ``check`` ran
+        that way (over HTTP it does not: the caller reads the node back).
 
         Raises :class:`~nova_reshape.exception.PlacementReshapeConflict` or
         :class:`~nova_reshape.exception.ResourceProviderUpdateConflict` when
@@ -96,13 +103,15 @@ class PlanExecutor:
         Nova exception for any other refusal.
         """
         if plan.empty:
-            return
+            return False
         generations = {rp: tree.data(rp).generation
                        for rp in tree.get_provider_uuids(plan.nodename)}
         if self.tree_writer is not None:
+            in_transaction = None if check is None else TreeCheck(
+                plan.root, lambda state: check(node_state(state)))
             apply_change(self.tree_writer, tree_change(plan, generations, allocations),
-                         plan.reshape)
-            return
+                         plan.reshape, in_transaction)
+            return check is not None
         self._ensure_custom(
             "/traits/{}", "1.6",
             (trait for traits in plan.traits.values() for trait in traits))
@@ -128,6 +137,7 @@ class PlanExecutor:
             response = self.placement.delete(f"/resource_providers/{rp}")
             if not response and response.status_code != 404:
                 raise exception.ResourceProviderDeletionFailed(uuid=rp)
+        return False
 
     def _ensure_custom(self, url: str, version: str, names: Iterable[str]) -> None:
         for name in sorted({n for n in names if n.startswith(CUSTOM_PREFIX)} - self.known):
@@ -177,12 +187,13 @@ class PlanExecutor:
             raise exception.ReshapeFailed(error=response.text)
 
 
-def apply_change(writer: TreeWriter, change: TreeChange, reshape: bool) -> None:
+def apply_change(writer: TreeWriter, change: TreeChange, reshape: bool,
+                 check: TreeCheck | None = None) -> None:
     """The one in-process call, Placement's errors raised as the Nova exceptions
     the request sequence raises (a stale generation is a reshape conflict, so the
     run re-reads and re-plans the node)."""
     try:
-        writer.apply_tree_change(change)
+        writer.apply_tree_change(change, check)
     except placement_errors.ConcurrentUpdate as error:
         raise exception.PlacementReshapeConflict(error=str(error)) from error
     except placement_errors.InventoryInUse as error:

@@ -49,6 +49,14 @@ class Violation:
         return f"{self.code}: {self.message}"
 
 
+class InvariantsBroken(Exception):
+    """A node's write, checked before commit, breaks ``violations``: rolled back."""
+
+    def __init__(self, violations: list[Violation]) -> None:
+        self.violations = violations
+        super().__init__("; ".join(str(violation) for violation in violations))
+
+
 def sums(allocations: Allocations, scope: Iterable[str]) -> dict[str, dict[str, int]]:
     """consumer -> {rc: total held on providers in ``scope``}."""
     scope = set(scope)

@@ -26,12 +26,13 @@ It goes in two phases:
    node that no longer passes the check fails), then written one by one
    (:mod:`nova_reshape.compute.execute`), nothing for an unchanged node.
    After a generation conflict the node is read, planned and written again,
-   as nova's resource tracker retries. Then the written nodes of the batch
-   are read back (one bulk read in-process) and each is checked against the
-   invariants (:mod:`nova_reshape.compute.invariants`) and its plan
-   (:mod:`nova_reshape.compute.readback`). A failed node stops the run at
-   once; an invariant violation stops it after its batch (the batch's other
-   nodes are written and checked too).
+   as nova's resource tracker retries. Each written node is checked against
+   the invariants (:mod:`nova_reshape.compute.invariants`) and its plan
+   (:mod:`nova_reshape.compute.readback`): in-process inside its write's
+   transaction, before commit, so a write that breaks them is rolled back
+   and the run stops at that node with nothing of it written; over the API
+   the batch's written nodes are read back afterwards and a violation stops
+   the run after its batch. A failed node stops the run at once.
 
 In-process on the database each node's change is one call that runs one
 database transaction, so a run killed at any moment leaves every node
@@ -52,7 +53,7 @@ from collections.abc import Callable, Collection, Iterable, Iterator, Mapping, S
 from typing import Any
 
 from nova_reshape import exception
-from nova_reshape.compute import conf_check, preflight, readback
+from nova_reshape.compute import conf_check, invariants, preflight, readback
 from nova_reshape.compute.execute import PlanExecutor
 from nova_reshape.compute.node_result import (
     CONFLICT,
@@ -105,6 +106,9 @@ class _Prepared:
     changes: bool
     #: The plan being written; set in the write phase for the node's batch only.
     simulation: preflight.Simulation | None = None
+    #: The node as its write left it, checked inside the write's transaction
+    #: (in-process); None when it is still to be read back.
+    checked: NodeState | None = None
 
 
 Progress = Callable[[str, int, int], None]
@@ -249,7 +253,8 @@ class Migration:
     def _write(self, prepared: _Prepared, state: NodeState | None) -> bool:
         """Plan the node again from ``state`` (read just before) and write it.
 
-        Whether it was written (and so is to be read back).
+        Whether it was written and still has to be read back (not checked in
+        its transaction).
         """
         result = prepared.result
         if not prepared.changes:
@@ -267,6 +272,10 @@ class Migration:
                 self._finish(result)
                 return False
             simulation = self._execute(prepared, simulation)
+        except invariants.InvariantsBroken as error:
+            result.status, result.violations = INVARIANT, error.violations
+            result.error = ("the write broke the invariants and was rolled back: nothing of "
+                            "this node was written")
         except (exception.PlacementReshapeConflict,
                 exception.ResourceProviderUpdateConflict) as error:
             result.status, result.error = CONFLICT, str(error)
@@ -278,9 +287,11 @@ class Migration:
             result.moves = list(simulation.moves)
         result.calls += self.placement.calls - start
         result.writes = self.placement.writes - writes
-        if result.status in (MIGRATED, UPDATED):
+        if result.status in (MIGRATED, UPDATED) and prepared.checked is None:
             return True
-        self._show(result, prepared.simulation)
+        self._show(result, prepared.simulation,
+                   prepared.checked.tree if prepared.checked is not None else None)
+        prepared.checked = None
         prepared.simulation = None
         self._finish(result)
         return False
@@ -292,9 +303,11 @@ class Migration:
         :data:`CONFLICT_ATTEMPTS` times. The simulation that was written."""
         node = prepared.node
         for attempt in range(1, CONFLICT_ATTEMPTS + 1):
+            checked = self._checker(prepared, simulation) if self.verify else None
             try:
-                self.executor.execute(simulation.plan, simulation.tree_before,
-                                      simulation.allocations_before)
+                if not self.executor.execute(simulation.plan, simulation.tree_before,
+                                             simulation.allocations_before, checked):
+                    prepared.checked = None
                 return simulation
             except (exception.PlacementReshapeConflict,
                     exception.ResourceProviderUpdateConflict) as error:
@@ -306,6 +319,21 @@ class Migration:
             state = self._read_batch([prepared])[prepared.root]
             simulation = self._plan_again(prepared, state, "after a conflict")
         raise AssertionError("unreachable")
+
+    @staticmethod
+    def _checker(prepared: _Prepared,
+                 simulation: preflight.Simulation) -> Callable[[NodeState], None]:
+        """The check of the node as ``simulation``'s write leaves it: invariants and
+        plan (:func:`readback.violations`). In-process it runs inside the write's
+        transaction, so a write that breaks them is rolled back, and the node
+        needs no read-back afterwards (kept as :attr:`_Prepared.checked`)."""
+        def check(state: NodeState) -> None:
+            found = readback.violations(prepared.node.nodename, simulation,
+                                        simulation.moves, state)
+            if found:
+                raise invariants.InvariantsBroken(found)
+            prepared.checked = state
+        return check
 
     def _check_written(self, written: Sequence[_Prepared]) -> None:
         """Read the written nodes back (one bulk read when in-process) and check
@@ -425,11 +453,13 @@ class Migration:
 
         Each batch's nodes are read in one bulk read (when in-process),
         planned again from what was read (a node that no longer passes the
-        check fails), written one by one, then read back in one bulk read and
-        checked. Stops after a node that failed (at once) or broke an
-        invariant (after its batch's read-back: the nodes of that batch are
-        written and checked), or before the next node once ``stop()`` is true
-        (another worker failed); the nodes left are ``not-run``.
+        check fails) and written one by one, each checked inside its write's
+        transaction (in-process) or read back with the batch afterwards (over
+        the API). Stops after a node that failed or whose write broke an
+        invariant (in-process: rolled back, at once; over the API: after its
+        batch's read-back, the nodes of that batch written and checked), or
+        before the next node once ``stop()`` is true (another worker failed);
+        the nodes left are ``not-run``.
         """
         prepared, self._prepared = self._prepared, []
         written_so_far = 0

@@ -1,8 +1,9 @@
-"""Checking a written node against what was planned, from its state as read back.
+"""Checking a written node against what was planned, from its state as written.
 
-After the write phase the migration reads the written nodes back (in one
-bulk read per batch when in-process on the database) and hands each node's
-state here with the simulation that was written: allocations must be
+In-process on the database the migration hands each node's state as its
+write leaves it, read inside the write's transaction before commit; over
+the API, the state read back after the batch's writes. With the
+simulation that was written: allocations must be
 conserved, inventories must hold them (:mod:`nova_reshape.compute.invariants`)
 and Placement must now hold what the plan said
 (:func:`nova_reshape.compute.plan.unplanned`).

@@ -68,6 +68,11 @@ def provider_tree(state: TreeState) -> ProviderTree:
     return tree
 
 
+def node_state(state: TreeState) -> NodeState:
+    """The :class:`NodeState` of one tree as read."""
+    return NodeState(state.root, provider_tree(state), state.allocations)
+
+
 def node_states(placement: BulkReader, roots: Sequence[str] | None = None,
                 batch_size: int = DEFAULT_BATCH_SIZE) -> Iterator[NodeState]:
     """:class:`NodeState` of every root in ``roots`` (or every root), streamed.
@@ -76,4 +81,4 @@ def node_states(placement: BulkReader, roots: Sequence[str] | None = None,
     ``roots`` (or provider id order).
     """
     for state in placement.read_trees(roots, batch_size):
-        yield NodeState(state.root, provider_tree(state), state.allocations)
+        yield node_state(state)

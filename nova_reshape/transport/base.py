@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 from placement_wsgi.client import VERSION_HEADER, ClientBase
 
 if TYPE_CHECKING:
-    from placement_wsgi.objects.tree_change import TreeChange
+    from placement_wsgi.objects.tree_change import TreeChange, TreeCheck
 
 #: The base of nova_reshape's transports.
 Transport = ClientBase
@@ -44,7 +44,8 @@ class TreeWriter(Protocol):
     see :func:`placement_wsgi.objects.tree_change.apply_tree_change`.
     """
 
-    def apply_tree_change(self, change: TreeChange) -> dict[str, int]: ...
+    def apply_tree_change(self, change: TreeChange,
+                          check: TreeCheck | None = None) -> dict[str, int]: ...
 
 
 __all__ = ["VERSION_HEADER", "Placement", "Transport", "TreeWriter"]

@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING, Any
 from nova_reshape.transport.base import Placement, Transport, TreeWriter
 
 if TYPE_CHECKING:
-    from placement_wsgi.objects.tree_change import TreeChange
+    from placement_wsgi.objects.tree_change import TreeChange, TreeCheck
 
 
 class CountingTransport(Transport):
@@ -38,10 +38,11 @@ class CountingTransport(Transport):
                                                        microversion=microversion,
                                                        headers=headers)
 
-    def apply_tree_change(self, change: TreeChange) -> dict[str, int]:
+    def apply_tree_change(self, change: TreeChange,
+                          check: TreeCheck | None = None) -> dict[str, int]:
         """``placement``'s :meth:`TreeWriter.apply_tree_change`, counted as one write."""
         if not isinstance(self.placement, TreeWriter):
             raise TypeError("the wrapped transport cannot write a tree in one call")
         self.calls += 1
         self.writes += 1
-        return self.placement.apply_tree_change(change)
+        return self.placement.apply_tree_change(change, check)

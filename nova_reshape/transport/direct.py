@@ -33,7 +33,7 @@ import webob
 from nova_reshape.transport.base import Transport
 from nova_reshape.transport.counting import CountingTransport
 from placement_wsgi.direct import PlacementDirect
-from placement_wsgi.objects.tree_change import TreeChange
+from placement_wsgi.objects.tree_change import TreeChange, TreeCheck
 from placement_wsgi.objects.tree_state import DEFAULT_BATCH_SIZE, TreeState
 
 
@@ -81,14 +81,15 @@ class DirectTransport(Transport):
             raise RuntimeError("bulk reads need a transport opened by open_direct")
         return self.direct.read_trees(roots, batch_size)
 
-    def apply_tree_change(self, change: TreeChange) -> dict[str, int]:
+    def apply_tree_change(self, change: TreeChange,
+                          check: TreeCheck | None = None) -> dict[str, int]:
         """:meth:`placement_wsgi.direct.PlacementDirect.apply_tree_change` on the open
         database: the tree's whole change in one transaction, not through the API
         (an in-process operator tool holding the database credentials, running the
         same object functions and checks as the handlers)."""
         if self.direct is None:
             raise RuntimeError("bulk writes need a transport opened by open_direct")
-        return self.direct.apply_tree_change(change)
+        return self.direct.apply_tree_change(change, check)
 
     def request(self, method: str, url: str, json: Any = None,
                 microversion: str | None = None,

@@ -26,7 +26,11 @@ with their checks and errors:
    (:func:`~placement_wsgi.objects.reshaper.replace_inventories_and_allocations`);
    otherwise each provider's inventory as ``PUT .../inventories`` replaces it;
 6. the providers leaving the tree are deleted
-   (:func:`~placement_wsgi.objects.resource_provider.delete_provider`).
+   (:func:`~placement_wsgi.objects.resource_provider.delete_provider`);
+7. with a :class:`TreeCheck`, the tree is read as it now stands, inside the
+   same transaction, and handed to the caller's check: whatever the check
+   raises rolls the change back, so a write the caller finds wrong is never
+   committed.
 
 Any error rolls the whole transaction back: the database is as before.
 Deadlocks and transient errors rerun it (:meth:`Database.write`).
@@ -35,6 +39,8 @@ Deadlocks and transient errors rerun it (:meth:`Database.write`).
 from __future__ import annotations
 
 import dataclasses
+from collections.abc import Callable
+from typing import NamedTuple
 
 from sqlalchemy.engine import Connection
 
@@ -60,10 +66,24 @@ from placement_wsgi.objects.reshaper import (
     provider_generations,
     replace_inventories_and_allocations,
 )
+from placement_wsgi.objects.tree_state import TreeState, read_batch
 
 #: The capacity rule of inventories written without a reshape: ``PUT
 #: .../inventories`` from 1.26 on (``reserved == total`` allowed).
 CAPACITY_RULES_VERSION = (1, 26)
+
+
+class TreeCheck(NamedTuple):
+    """The caller's check of a tree as the change leaves it, before commit.
+
+    ``inspect`` gets the :class:`TreeState` of ``root`` read inside the
+    change's transaction (what :func:`~placement_wsgi.objects.tree_state.read_trees`
+    would return once committed); anything it raises rolls the change back
+    and reaches the caller unchanged.
+    """
+
+    root: str
+    inspect: Callable[[TreeState], None]
 
 
 @dataclasses.dataclass
@@ -168,7 +188,7 @@ def _write_inventories(connection: Connection, change: TreeChange,
 
 
 def _apply(connection: Connection, change: TreeChange,
-           allocation_options: dict) -> dict[str, int]:
+           allocation_options: dict, check: TreeCheck | None) -> dict[str, int]:
     found = _check_generations(connection, change)
     ids = {uuid: provider_id for uuid, (provider_id, _) in found.items()}
     generations = {uuid: generation for uuid, (_, generation) in found.items()}
@@ -188,13 +208,20 @@ def _apply(connection: Connection, change: TreeChange,
     for uuid in change.delete:
         rp_obj.delete_provider(connection, uuid)
     kept = sorted(set(ids) - set(change.delete))
-    return {uuid: generation
-            for uuid, (_, generation) in provider_generations(connection, kept).items()}
+    after = provider_generations(connection, kept)
+    if check is not None:
+        root = after.get(check.root) or provider_generations(connection, [check.root]).get(
+            check.root)
+        if root is None:
+            raise errors.NotFound(f"No resource provider with uuid {check.root} found")
+        check.inspect(read_batch(connection, [root[0]])[0])
+    return {uuid: generation for uuid, (_, generation) in after.items()}
 
 
 def apply_tree_change(database: Database, change: TreeChange, *,
                       set_consumer_type: bool = False,
-                      incomplete_project: str, incomplete_user: str) -> dict[str, int]:
+                      incomplete_project: str, incomplete_user: str,
+                      check: TreeCheck | None = None) -> dict[str, int]:
     """Write ``change`` in one transaction (see the module docstring).
 
     Returns provider uuid -> generation afterwards, for every provider the
@@ -202,14 +229,15 @@ def apply_tree_change(database: Database, change: TreeChange, *,
     (``errors.ConcurrentUpdate`` for a stale generation, ``BadRequest``,
     ``Conflict``, ``InventoryInUse``, ``NotFound``), the database untouched;
     ValueError for an inconsistent change. The keywords are the reshaper's
-    (:func:`~placement_wsgi.objects.allocation.prepare_allocations`).
+    (:func:`~placement_wsgi.objects.allocation.prepare_allocations`);
+    ``check`` inspects the tree before commit (see :class:`TreeCheck`).
     """
     change.check()
     options = {"set_consumer_type": set_consumer_type,
                "incomplete_project": incomplete_project,
                "incomplete_user": incomplete_user}
     try:
-        return database.write(_apply, change, options)
+        return database.write(_apply, change, options, check)
     except TransactionRetriesExhausted as error:
         raise errors.ConcurrentUpdate(
             "another process kept changing the same resource providers during the "

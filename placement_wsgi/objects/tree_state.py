@@ -105,7 +105,7 @@ def _root_batches(connection_of: Database, roots: Sequence[str] | None,
         last = ids[-1]
 
 
-def _read_batch(connection: Connection, root_ids: list[int]) -> list[TreeState]:
+def read_batch(connection: Connection, root_ids: list[int]) -> list[TreeState]:
     """The states of the trees rooted at ``root_ids`` (in that order), in seven statements."""
     in_trees = sa.or_(_providers.c.root_provider_id.in_(root_ids), _providers.c.id.in_(root_ids))
     tree_ids = sa.select(_providers.c.id).where(in_trees)
@@ -186,4 +186,4 @@ def read_trees(database: Database, roots: Sequence[str] | None = None,
     if batch_size < 1:
         raise ValueError("batch_size must be at least 1")
     for root_ids in _root_batches(database, roots, batch_size):
-        yield from database.read(_read_batch, root_ids)
+        yield from database.read(read_batch, root_ids)

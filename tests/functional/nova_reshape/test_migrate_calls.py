@@ -17,9 +17,11 @@ import pytest
 from nova_reshape.compute import migrate
 from nova_reshape.transport import CountingTransport, Transport, open_direct
 from nova_reshape.virt.host import load_hosts
+from placement_wsgi.db.database import Database
 from placement_wsgi.direct import PlacementDirect
 from placement_wsgi.objects.tree_state import DEFAULT_BATCH_SIZE
 from tests.fixtures.config import make_conf
+from tests.fixtures.databases import checksum
 from tests.functional.nova_reshape.migrate_helpers import generator, shown_simulation
 
 HOSTS = 4
@@ -102,25 +104,67 @@ def test_over_the_rest_sequence_a_node_costs_its_plans_writes(db_url, tmp_path, 
 class _LosingOneGpu(CountingTransport):
     """Writes every tree change with one consumer's VGPU dropped (a broken write)."""
 
-    def apply_tree_change(self, change):
+    def apply_tree_change(self, change, check=None):
         for consumer in change.allocations:
             for rp, resources in list(consumer.allocations.items()):
                 if "VGPU" in resources:
                     del consumer.allocations[rp]
-                    return super().apply_tree_change(change)
-        return super().apply_tree_change(change)
+                    return super().apply_tree_change(change, check)
+        return super().apply_tree_change(change, check)
 
 
-def test_the_bulk_read_back_catches_a_write_off_the_plan(db_url, tmp_path):
+def _tables(db_url) -> str:
+    database = Database(db_url)
+    try:
+        return checksum(database)
+    finally:
+        database.dispose()
+
+
+def test_a_write_off_the_plan_is_caught_in_its_transaction_and_rolled_back(db_url, tmp_path):
+    """In-process the node is checked as its write leaves it, before commit: a
+    broken write is never committed and the run stops at that node."""
     out = _deployment(db_url, tmp_path, gpus=1)
+    before = _tables(db_url)
     with open_direct(make_conf(db_url)) as direct:
         results = migrate.Migration(_LosingOneGpu(direct), load_hosts([out]),
-                                    bulk=direct, batch_size=1).run()
+                                    bulk=direct, batch_size=HOSTS).run()
+    first = results[0]
+    assert first.status == "invariant-violated"
+    codes = {violation.code for violation in first.violations}
+    assert {"not_conserved", "not_as_planned"} <= codes, first.violations
+    assert "rolled back" in first.error
+    assert {r.status for r in results[1:]} == {"not-run", "skipped"}
+    assert _tables(db_url) == before
+
+
+def test_over_http_the_read_back_catches_a_write_off_the_plan(db_url, tmp_path):
+    """Without the in-process write the batch is read back after its writes."""
+    out = _deployment(db_url, tmp_path, gpus=1)
+    with open_direct(make_conf(db_url)) as direct:
+        broken = _ReshaperLosingOneGpu(direct)
+        results = migrate.Migration(broken, load_hosts([out]), bulk=direct,
+                                    batch_size=1).run()
     first = results[0]
     assert first.status == "invariant-violated"
     codes = {violation.code for violation in first.violations}
     assert {"not_conserved", "not_as_planned"} <= codes, first.violations
     assert {r.status for r in results[1:]} == {"not-run", "skipped"}
+
+
+class _ReshaperLosingOneGpu(_RequestsOnly):
+    """The REST sequence with one consumer's VGPU dropped from the reshaper."""
+
+    def request(self, method, url, json=None, microversion=None, headers=None):
+        if url == "/reshaper":
+            for body in json["allocations"].values():
+                for rp, entry in list(body["allocations"].items()):
+                    if "VGPU" in entry["resources"]:
+                        del body["allocations"][rp]
+                        return super().request(method, url, json=json,
+                                               microversion=microversion, headers=headers)
+        return super().request(method, url, json=json, microversion=microversion,
+                               headers=headers)
 
 
 class _AnotherWriterFirst(CountingTransport):
@@ -130,7 +174,7 @@ class _AnotherWriterFirst(CountingTransport):
         super().__init__(placement)
         self.raced = False
 
-    def apply_tree_change(self, change):
+    def apply_tree_change(self, change, check=None):
         if not self.raced:
             self.raced = True
             rp = sorted(change.generations)[0]
@@ -139,7 +183,7 @@ class _AnotherWriterFirst(CountingTransport):
             assert self.placement.put(f"/resource_providers/{rp}/aggregates", json={
                 "aggregates": [], "resource_provider_generation": generation},
                 microversion="1.19").ok
-        return super().apply_tree_change(change)
+        return super().apply_tree_change(change, check)
 
 
 def test_a_conflict_in_process_is_read_planned_and_written_again(db_url, tmp_path):
@@ -165,10 +209,11 @@ class _RecordingReads:
 
 
 @pytest.mark.parametrize("batch_size", [DEFAULT_BATCH_SIZE, 2])
-def test_each_write_batch_is_read_once_before_and_once_after(db_url, tmp_path, batch_size):
+def test_each_write_batch_is_read_once_and_checked_in_its_transactions(db_url, tmp_path,
+                                                                        batch_size):
     """The check reads every tree in one streamed bulk read; then each batch of
-    nodes to write is read again in one bulk read (planned again from it) and,
-    once written, read back in one bulk read, not one read per node."""
+    nodes to write is read again in one bulk read (planned again from it). Each
+    node is checked inside its write's transaction, so nothing is read back."""
     out = _deployment(db_url, tmp_path, gpus=1)
     with open_direct(make_conf(db_url)) as direct:
         reader = _RecordingReads(direct)
@@ -178,4 +223,5 @@ def test_each_write_batch_is_read_once_before_and_once_after(db_url, tmp_path, b
     assert len(written) == HOSTS - 1
     batches = [written[start:start + batch_size]
                for start in range(0, len(written), batch_size)]
-    assert reader.reads == [written] + [batch for batch in batches for _ in range(2)]
+    assert reader.reads == [written] + batches
+    assert all(not r.violations for r in results)

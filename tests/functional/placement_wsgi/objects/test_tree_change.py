@@ -21,7 +21,7 @@ from placement_wsgi.objects import trait as trait_obj
 from placement_wsgi.objects.allocation import ConsumerAllocations
 from placement_wsgi.objects.inventory import Inventory
 from placement_wsgi.objects.resource_provider import NewProvider
-from placement_wsgi.objects.tree_change import TreeChange, apply_tree_change
+from placement_wsgi.objects.tree_change import TreeChange, TreeCheck, apply_tree_change
 from placement_wsgi.objects.tree_state import read_trees
 from tests.fixtures.config import make_conf
 from tests.fixtures.databases import checksum, empty
@@ -250,3 +250,28 @@ def test_a_parent_created_after_its_child_is_unknown_and_writes_nothing(seeded):
     change = TreeChange(create=[NewProvider("child", GPU1, GPU0),
                                 NewProvider("parent", GPU0, ROOT)])
     assert "parent provider UUID does not exist" in _refused(seeded, change, errors.BadRequest)
+
+
+class _Refusal(Exception):
+    """What the caller's check raises in these tests."""
+
+
+def test_the_check_sees_the_tree_as_the_change_leaves_it_before_commit(seeded):
+    seen = []
+    apply_tree_change(seeded, _reshape_change(seeded), **OPTIONS,
+                      check=TreeCheck(ROOT, seen.append))
+    (committed,) = read_trees(seeded, [ROOT])
+    assert seen[-1] == committed
+    assert {provider["uuid"] for provider in seen[-1].providers} == {ROOT, GPU0, GPU1}
+
+
+def test_what_the_check_raises_rolls_the_change_back(seeded):
+    def refuse(state):
+        raise _Refusal(sorted(provider["uuid"] for provider in state.providers))
+
+    digest = checksum(seeded)
+    with pytest.raises(_Refusal) as caught:
+        apply_tree_change(seeded, _reshape_change(seeded), **OPTIONS,
+                          check=TreeCheck(ROOT, refuse))
+    assert caught.value.args[0] == sorted([ROOT, GPU0, GPU1])  # it ran after the writes
+    assert checksum(seeded) == digest

@@ -53,7 +53,7 @@ class _Writer:
     def __init__(self, error: Exception) -> None:
         self.error = error
 
-    def apply_tree_change(self, change):
+    def apply_tree_change(self, change, check=None):
         raise self.error
 
 

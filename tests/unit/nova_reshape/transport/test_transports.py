@@ -93,8 +93,8 @@ def test_counting_counts_and_passes_everything_through():
 class _TreeWriting(_VerbsOnly):
     """Verbs plus the one-call tree write of the in-process transport."""
 
-    def apply_tree_change(self, change: Any) -> dict[str, int]:
-        self.seen.append(("apply_tree_change", "", {"change": change}))
+    def apply_tree_change(self, change: Any, check: Any = None) -> dict[str, int]:
+        self.seen.append(("apply_tree_change", "", {"change": change, "check": check}))
         return {"rp": 3}
 
 
@@ -105,7 +105,7 @@ def test_counting_counts_a_tree_change_as_one_call_and_one_write():
     assert counting.apply_tree_change(change) == {"rp": 3}
     assert (counting.calls, counting.writes) == (1, 1)
     assert counting.placement.calls == 1  # each layer counts it once
-    assert inner.seen == [("apply_tree_change", "", {"change": change})]
+    assert inner.seen == [("apply_tree_change", "", {"change": change, "check": None})]
 
 
 def test_counting_refuses_a_tree_change_its_transport_cannot_write():
