@@ -253,7 +253,8 @@ def write_text(results: Sequence[migrate.NodeResult], code: int, dry_run: bool, 
         EXIT_CONFLICT: "conflicts remained on some nodes (is another writer running?); "
                        "run again",
         EXIT_FAILED: "a node failed; the nodes before it are done; run again after fixing",
-        EXIT_INVARIANT: "an invariant was violated after writing a node; the run stopped",
+        EXIT_INVARIANT: "a node's write broke an invariant and the run stopped (the node's "
+                        "line says whether its write was rolled back)",
     }
     out.write(f"{summary or 'no nodes'}. {verdicts[code].capitalize()}.\n")
 
