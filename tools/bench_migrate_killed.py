@@ -68,13 +68,14 @@ def held_amounts(database: str) -> dict[tuple[str, int], int]:
 
 
 def providers_per_root(database: str) -> dict[int, int]:
-    """Number of roots -> how many providers each such tree has."""
+    """Tree size (providers under one root, the root included) -> how many trees."""
     providers = tables.resource_providers
     engine = sa.create_engine(database)
     try:
         with engine.connect() as connection:
             sizes = connection.execute(
-                sa.select(sa.func.count()).group_by(providers.c.root_provider_id)).scalars()
+                sa.select(sa.func.count()).select_from(providers)
+                .group_by(providers.c.root_provider_id)).scalars()
             counts: dict[int, int] = {}
             for size in sizes:
                 counts[size] = counts.get(size, 0) + 1
