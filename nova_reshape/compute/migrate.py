@@ -119,8 +119,9 @@ class Migration:
 
     ``placement``: a transport (PlacementDirect's client or
     :func:`~nova_reshape.placement_client.http_placement`). ``progress`` is
-    called as ``progress(phase, done, total)``. ``verify`` reads each
-    written node back and checks the invariants. ``options`` names the
+    called as ``progress(phase, done, total)``. ``verify`` checks each
+    written node against the invariants and its plan (in-process inside its
+    write's transaction, over the API by reading it back). ``options`` names the
     target release (whose reshapes are the ones done) and the operator's
     switches. ``bulk`` reads trees in batches from the database (default:
     ``placement`` itself when it is an ``open_direct`` transport); without
