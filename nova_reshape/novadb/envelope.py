@@ -15,8 +15,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from nova_reshape.scheduler.errors import ScenarioError
-from nova_reshape.scheduler.numa import parse_cpu_spec
+from nova_reshape.nova.cpuset import parse_cpuset
 
 NAME = "nova_object.name"
 VERSION = "nova_object.version"
@@ -104,8 +103,8 @@ def int_set(value: Any, what: str) -> frozenset[int]:
 
 def cpu_spec(value: Any, what: str) -> frozenset[int]:
     try:
-        return frozenset(parse_cpu_spec(str(value or "")))
-    except ScenarioError as error:
+        return parse_cpuset(str(value or ""))
+    except ValueError as error:
         raise ObjectFormatError(f"{what}: {error}") from error
 
 

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import pytest
 
+from nova_reshape.nova.aggregate import Aggregate
 from nova_reshape.scheduler import prefilters
 from nova_reshape.scheduler.config import SchedulerConfig
-from nova_reshape.scheduler.host_state import Aggregate
 from nova_reshape.scheduler.image import image_properties
 from nova_reshape.scheduler.prefilters import PrefilterContext, RequestFilterFailed
 from nova_reshape.scheduler.request_spec import Flavor, ImageMeta, RequestedNetwork, RequestSpec
