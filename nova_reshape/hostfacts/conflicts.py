@@ -15,8 +15,8 @@ from typing import Any
 
 from nova_reshape.hostfacts.collected import CollectedHost
 from nova_reshape.hostfacts.describe import GONE_STATUSES
+from nova_reshape.nova.flavor import CpuPolicy
 from nova_reshape.nova.pci import canonical_address
-from nova_reshape.novadb.objects import CpuPolicy
 from nova_reshape.novadb.records import CellSnapshot, ComputeNodeRecord
 
 #: The pre-flight class of these refusals (a key of preflight.FAILURE_CLASSES).

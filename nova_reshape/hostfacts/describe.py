@@ -19,9 +19,10 @@ from nova_reshape.hostfacts.collected import CollectedHost
 from nova_reshape.nova.conf.compute import NovaConf
 from nova_reshape.nova.conf.device_spec import DeviceSpec
 from nova_reshape.nova.cpuset import format_cpuset
+from nova_reshape.nova.flavor import CpuPolicy
 from nova_reshape.nova.pci import canonical_address
 from nova_reshape.novadb.cyborg import CyborgSnapshot
-from nova_reshape.novadb.objects import CpuPolicy, InstanceNumaTopology, PciDevice, PciDeviceType
+from nova_reshape.novadb.objects import InstanceNumaTopology, PciDevice, PciDeviceType
 from nova_reshape.novadb.records import CellSnapshot, ComputeNodeRecord, InstanceRecord
 
 #: PCI device types a host description can hold (nova does not report vDPA to Placement).

@@ -9,3 +9,8 @@ from __future__ import annotations
 
 class NovaConfError(ValueError):
     """nova.conf could not be read or holds a value nova would refuse."""
+
+
+class ObjectFormatError(ValueError):
+    """A nova object (a serialized versioned object, a flavor's extra spec) is not
+    what nova's own code would accept."""

@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from nova_reshape.nova.aggregate import Aggregate
+from nova_reshape.nova.flavor import Flavor
 from nova_reshape.scheduler import image as image_mod
 from nova_reshape.scheduler import numa as numa_mod
 from nova_reshape.scheduler import pci as pci_mod
@@ -25,7 +26,6 @@ from nova_reshape.scheduler.host_state import HostState, InstanceInfo, Service
 from nova_reshape.scheduler.metrics import load_metrics
 from nova_reshape.scheduler.request_spec import (
     Destination,
-    Flavor,
     ImageMeta,
     InstanceGroup,
     RequestSpec,
