@@ -24,12 +24,14 @@ import time
 
 sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[1]))
 
-from nova_reshape.scheduler.config import DEFAULT_ENABLED_FILTERS, SchedulerConfig
+from nova_reshape.nova.aggregate import Aggregate
+from nova_reshape.nova.conf.options import DEFAULT_ENABLED_FILTERS
+from nova_reshape.nova.flavor import Flavor
+from nova_reshape.scheduler.config import SchedulerConfig
 from nova_reshape.scheduler.filters import all_filters
-from nova_reshape.scheduler.host_state import Aggregate, HostState, InstanceInfo, Service
+from nova_reshape.scheduler.host_state import HostState, InstanceInfo, Service
 from nova_reshape.scheduler.pipeline import FilterScheduler
 from nova_reshape.scheduler.request_spec import (
-    Flavor,
     ImageMeta,
     InstanceGroup,
     RequestSpec,

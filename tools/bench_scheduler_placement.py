@@ -30,11 +30,12 @@ import uuid
 
 sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[1]))
 
+from nova_reshape.nova.flavor import Flavor
 from nova_reshape.report import SchedulerReportClient
 from nova_reshape.scheduler import resource_request
 from nova_reshape.scheduler.config import SchedulerConfig
 from nova_reshape.scheduler.manager import SchedulerManager
-from nova_reshape.scheduler.request_spec import Flavor, RequestSpec
+from nova_reshape.scheduler.request_spec import RequestSpec
 from placement_wsgi.db import migration
 from placement_wsgi.db.database import Database
 from placement_wsgi.direct import PlacementDirect

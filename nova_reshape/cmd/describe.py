@@ -22,7 +22,8 @@ from typing import Any, TextIO
 
 from nova_reshape.hostfacts import collected as collected_mod
 from nova_reshape.hostfacts import describe, output
-from nova_reshape.nova_conf import NovaConfError, load_nova_conf
+from nova_reshape.nova.conf.compute import load_nova_conf
+from nova_reshape.nova.errors import NovaConfError
 from nova_reshape.novadb import cyborg, reader
 from nova_reshape.novadb.readonly import BadDatabaseURL, DatabaseReadError, display_url
 from nova_reshape.virt.host import HostDescriptionError, parse_host

@@ -20,7 +20,7 @@ from nova_reshape.cmd.describe import database_error
 from nova_reshape.compute.preflight import Finding
 from nova_reshape.hostfacts import collected as collected_mod
 from nova_reshape.hostfacts import conflicts, describe
-from nova_reshape.nova_conf import NovaConf
+from nova_reshape.nova.conf.compute import NovaConf
 from nova_reshape.novadb import cyborg, reader
 from nova_reshape.novadb.readonly import BadDatabaseURL, DatabaseReadError, display_url
 from nova_reshape.virt.host import Host, parse_host

@@ -51,7 +51,8 @@ import sqlalchemy as sa
 from nova_reshape import exception
 from nova_reshape.cmd import collect, describe, from_nova, render
 from nova_reshape.compute import conf_check, migrate, parallel
-from nova_reshape.nova_conf import NovaConfError, load_nova_conf
+from nova_reshape.nova.conf.compute import load_nova_conf
+from nova_reshape.nova.errors import NovaConfError
 from nova_reshape.progress import progress_callback
 from nova_reshape.transport import http_placement, open_direct
 from nova_reshape.virt import releases

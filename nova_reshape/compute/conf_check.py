@@ -21,8 +21,9 @@ import json
 from typing import Any
 
 from nova_reshape.compute.preflight import Finding
-from nova_reshape.nova_conf import NovaConf
-from nova_reshape.virt.host import Node, PciDevice, format_cpuset
+from nova_reshape.nova.conf.compute import NovaConf
+from nova_reshape.nova.cpuset import format_cpuset
+from nova_reshape.virt.host import Node, PciDevice
 from nova_reshape.virt.names import normalize_resource_class
 from nova_reshape.virt.pci import device_resource_class, device_traits
 from nova_reshape.virt.releases import Release, Reshape, performed

@@ -30,7 +30,8 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 
 from nova_reshape.hostfacts.collected import CollectedGpu, CollectedHost, CollectedMdev
-from nova_reshape.virt.host import canonical_address, canonical_uuid
+from nova_reshape.nova.pci import canonical_address
+from nova_reshape.virt.host import canonical_uuid
 from nova_reshape.virt.host_schema import PCI_ADDRESS, UUID
 
 DEFAULT_SYSFS = "/sys"

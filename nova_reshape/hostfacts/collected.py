@@ -33,10 +33,10 @@ from typing import Any
 import jsonschema
 
 from nova_reshape.hostfacts.output import to_yaml
+from nova_reshape.nova.pci import canonical_address
 from nova_reshape.virt.host import (
     YAML_SUFFIXES,
     HostDescriptionError,
-    canonical_address,
     canonical_uuid,
     format_path,
     read_yaml,

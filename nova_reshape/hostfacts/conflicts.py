@@ -15,9 +15,9 @@ from typing import Any
 
 from nova_reshape.hostfacts.collected import CollectedHost
 from nova_reshape.hostfacts.describe import GONE_STATUSES
-from nova_reshape.novadb.objects import CpuPolicy
+from nova_reshape.nova.flavor import CpuPolicy
+from nova_reshape.nova.pci import canonical_address
 from nova_reshape.novadb.records import CellSnapshot, ComputeNodeRecord
-from nova_reshape.virt.host import canonical_address
 
 #: The pre-flight class of these refusals (a key of preflight.FAILURE_CLASSES).
 CODE = "source_conflict"

@@ -16,11 +16,14 @@ from collections.abc import Iterable, Mapping
 from typing import Any
 
 from nova_reshape.hostfacts.collected import CollectedHost
-from nova_reshape.nova_conf import DeviceSpec, NovaConf
+from nova_reshape.nova.conf.compute import NovaConf
+from nova_reshape.nova.conf.device_spec import DeviceSpec
+from nova_reshape.nova.cpuset import format_cpuset
+from nova_reshape.nova.flavor import CpuPolicy
+from nova_reshape.nova.pci import canonical_address
 from nova_reshape.novadb.cyborg import CyborgSnapshot
-from nova_reshape.novadb.objects import CpuPolicy, InstanceNumaTopology, PciDevice, PciDeviceType
+from nova_reshape.novadb.objects import InstanceNumaTopology, PciDevice, PciDeviceType
 from nova_reshape.novadb.records import CellSnapshot, ComputeNodeRecord, InstanceRecord
-from nova_reshape.virt.host import canonical_address
 
 #: PCI device types a host description can hold (nova does not report vDPA to Placement).
 DESCRIBED_PCI_TYPES = (PciDeviceType.PCI, PciDeviceType.PF, PciDeviceType.VF)
@@ -43,21 +46,6 @@ class HostDescription:
     document: dict[str, Any]
     notes: list[str]
     sources: dict[str, dict[str, list[str]]] = dataclasses.field(default_factory=dict)
-
-
-def format_cpuset(cpus: Iterable[int]) -> str:
-    """{0, 1, 2, 3, 8} -> ``"0-3,8"`` (nova.conf's CPU set syntax)."""
-    ordered = sorted(set(cpus))
-    parts: list[str] = []
-    start = previous = None
-    for cpu in [*ordered, None]:
-        if previous is not None and cpu == previous + 1:
-            previous = cpu
-            continue
-        if start is not None:
-            parts.append(str(start) if start == previous else f"{start}-{previous}")
-        start = previous = cpu
-    return ",".join(parts)
 
 
 def describe_host(snapshot: CellSnapshot, host: str, collected: CollectedHost | None = None,

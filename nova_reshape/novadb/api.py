@@ -14,10 +14,10 @@ from collections import defaultdict
 
 import sqlalchemy as sa
 
+from nova_reshape.nova.aggregate import Aggregate
+from nova_reshape.nova.flavor import Flavor
 from nova_reshape.novadb import api_tables as t
-from nova_reshape.novadb.objects import Flavor
 from nova_reshape.novadb.readonly import DatabaseReadError, read_only
-from nova_reshape.scheduler.host_state import Aggregate
 
 WHAT = "nova API database"
 

@@ -10,16 +10,9 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from nova_reshape.novadb.envelope import (
-    CpuPolicy,
-    ObjectFormatError,
-    VersionedObject,
-    expect,
-    load_json,
-    policy_of,
-    required,
-    unwrap,
-)
+from nova_reshape.nova.errors import ObjectFormatError
+from nova_reshape.nova.flavor import Flavor, FlavorInfo
+from nova_reshape.novadb.envelope import VersionedObject, expect, load_json, required, unwrap
 
 # -- PCI device pools (compute_nodes.pci_stats) -------------------------------------
 
@@ -106,33 +99,6 @@ def _pci_request(item: Any) -> PciRequest:
 
 
 # -- flavors (instance_extra.flavor) ---------------------------------------------
-
-
-@dataclass(frozen=True)
-class Flavor:
-    """The ``Flavor`` fields a placement decision depends on."""
-
-    flavorid: str
-    name: str | None
-    vcpus: int
-    memory_mb: int
-    root_gb: int = 0
-    ephemeral_gb: int = 0
-    swap: int = 0
-    extra_specs: Mapping[str, str] = field(default_factory=dict)
-
-    @property
-    def cpu_policy(self) -> CpuPolicy | None:
-        return policy_of(self.extra_specs.get("hw:cpu_policy"), f"flavor {self.flavorid}")
-
-
-@dataclass(frozen=True)
-class FlavorInfo:
-    """An instance's flavors: current, and old/new during a resize."""
-
-    cur: Flavor
-    old: Flavor | None = None
-    new: Flavor | None = None
 
 
 def parse_flavor(value: Any) -> Flavor:

@@ -9,30 +9,17 @@ and :mod:`nova_reshape.novadb.devices` build records from them.
 
 from __future__ import annotations
 
-import enum
 import json
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from nova_reshape.scheduler.errors import ScenarioError
-from nova_reshape.scheduler.numa import parse_cpu_spec
+from nova_reshape.nova.cpuset import parse_cpuset
+from nova_reshape.nova.errors import ObjectFormatError
 
 NAME = "nova_object.name"
 VERSION = "nova_object.version"
 DATA = "nova_object.data"
-
-
-class ObjectFormatError(ValueError):
-    """A serialized nova object is not what its name and version promise."""
-
-
-class CpuPolicy(enum.StrEnum):
-    """nova's ``CPUAllocationPolicy`` (hw:cpu_policy)."""
-
-    SHARED = "shared"
-    DEDICATED = "dedicated"
-    MIXED = "mixed"
 
 
 @dataclass(frozen=True)
@@ -104,8 +91,8 @@ def int_set(value: Any, what: str) -> frozenset[int]:
 
 def cpu_spec(value: Any, what: str) -> frozenset[int]:
     try:
-        return frozenset(parse_cpu_spec(str(value or "")))
-    except ScenarioError as error:
+        return parse_cpuset(str(value or ""))
+    except ValueError as error:
         raise ObjectFormatError(f"{what}: {error}") from error
 
 
@@ -113,12 +100,3 @@ def required(data: Mapping[str, Any], key: str, what: str) -> Any:
     if key not in data or data[key] is None:
         raise ObjectFormatError(f"{what} has no {key}")
     return data[key]
-
-
-def policy_of(value: Any, what: str) -> CpuPolicy | None:
-    if value is None:
-        return None
-    try:
-        return CpuPolicy(value)
-    except ValueError as error:
-        raise ObjectFormatError(f"{what}: unknown cpu_policy {value!r}") from error

@@ -37,9 +37,9 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from nova_reshape.nova.errors import ObjectFormatError
+from nova_reshape.nova.flavor import CpuPolicy, policy_of
 from nova_reshape.novadb.devices import (  # noqa: F401 (this module is the parsers' one entry)
-    Flavor,
-    FlavorInfo,
     PciDevice,
     PciDevicePool,
     PciDeviceType,
@@ -55,14 +55,11 @@ from nova_reshape.novadb.envelope import (  # noqa: F401
     DATA,
     NAME,
     VERSION,
-    CpuPolicy,
-    ObjectFormatError,
     VersionedObject,
     cpu_spec,
     expect,
     int_set,
     load_json,
-    policy_of,
     required,
     unwrap,
     version_tuple,

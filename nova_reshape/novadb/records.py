@@ -20,9 +20,8 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from nova_reshape.nova.flavor import CpuPolicy, FlavorInfo
 from nova_reshape.novadb.objects import (
-    CpuPolicy,
-    FlavorInfo,
     HostNumaTopology,
     InstanceNumaTopology,
     PciDevice,

@@ -1,7 +1,9 @@
-"""Scheduler configuration: nova's option names, types and defaults.
+"""Scheduler configuration: a view of nova's scheduler options for filters and weighers.
 
-The configuration is laid out like ``nova.conf`` (section -> option -> value)
-and validated with oslo.config's own types, so a value nova would refuse at
+The options (names, types, defaults) are declared once, in
+:func:`nova_reshape.nova.conf.options.scheduler_opts`. The configuration is
+laid out like ``nova.conf`` (section -> option -> value) and validated with
+those options' oslo.config types, so a value nova would refuse at
 startup (a negative ``pci_weight_multiplier``, ``host_subset_size = 0`` ...)
 is refused here with a ``ConfigError``. Sections fully modelled here reject
 unknown option names so that typos do not silently fall back to defaults;
@@ -14,92 +16,24 @@ from collections.abc import Mapping
 from types import SimpleNamespace
 from typing import Any
 
-from oslo_config import types
+from oslo_config import cfg, types
 
-from nova_reshape.scheduler import image as image_mod
+from nova_reshape.nova.conf.files import refusing_bad_values
+from nova_reshape.nova.conf.options import scheduler_opts
 from nova_reshape.scheduler import pci as pci_mod
 from nova_reshape.scheduler.errors import ConfigError
 
-DEFAULT_ENABLED_FILTERS = [
-    "ComputeFilter",
-    "ComputeCapabilitiesFilter",
-    "ImagePropertiesFilter",
-    "ServerGroupAntiAffinityFilter",
-    "ServerGroupAffinityFilter",
-]
-
 _LIST = types.List()
-_STR = types.String()
-_BOOL = types.Boolean()
-_FLOAT = types.Float()
-_NONNEG_FLOAT = types.Float(min=0.0)
 
-#: section -> option -> (oslo type, default). ``None`` defaults are nullable.
+#: Options given as they are (``[pci] alias`` entries may be JSON objects already).
+RAW_OPTIONS = frozenset({("pci", "alias")})
+
+#: section -> option -> (oslo type or None for raw, default), from the one
+#: declaration of nova's scheduler options (``None`` defaults are nullable).
 OPTIONS: dict[str, dict[str, tuple[Any, Any]]] = {
-    "filter_scheduler": {
-        "available_filters": (_LIST, ["nova.scheduler.filters.all_filters"]),
-        "enabled_filters": (_LIST, list(DEFAULT_ENABLED_FILTERS)),
-        "weight_classes": (_LIST, ["nova.scheduler.weights.all_weighers"]),
-        "host_subset_size": (types.Integer(min=1), 1),
-        "max_instances_per_host": (types.Integer(min=1), 50),
-        "max_io_ops_per_host": (types.Integer(min=0), 8),
-        "track_instance_changes": (_BOOL, True),
-        "isolated_images": (_LIST, []),
-        "isolated_hosts": (_LIST, []),
-        "restrict_isolated_hosts_to_isolated_images": (_BOOL, True),
-        "image_properties_default_architecture": (
-            types.String(choices=sorted(image_mod.ARCHITECTURES)), None),
-        "aggregate_image_properties_isolation_namespace": (_STR, None),
-        "aggregate_image_properties_isolation_separator": (_STR, "."),
-        "ram_weight_multiplier": (_FLOAT, 1.0),
-        "cpu_weight_multiplier": (_FLOAT, 1.0),
-        "disk_weight_multiplier": (_FLOAT, 1.0),
-        "io_ops_weight_multiplier": (_FLOAT, -1.0),
-        "pci_weight_multiplier": (_NONNEG_FLOAT, 1.0),
-        "soft_affinity_weight_multiplier": (_NONNEG_FLOAT, 1.0),
-        "soft_anti_affinity_weight_multiplier": (_NONNEG_FLOAT, 1.0),
-        "build_failure_weight_multiplier": (_FLOAT, 1000000.0),
-        "cross_cell_move_weight_multiplier": (_FLOAT, 1000000.0),
-        "hypervisor_version_weight_multiplier": (_FLOAT, 1.0),
-        "num_instances_weight_multiplier": (_FLOAT, 0.0),
-        "image_props_weight_multiplier": (_FLOAT, 0.0),
-        "image_props_weight_setting": (_LIST, []),
-        "shuffle_best_same_weighed_hosts": (_BOOL, False),
-        "pci_in_placement": (_BOOL, False),
-        # nova-reshape extension: "nova" keeps nova's per-weigher minval
-        # (0 for RAM/CPU/Disk/IoOps); "minmax" scales every weigher min-max.
-        "weight_normalization": (types.String(choices=["nova", "minmax"]), "nova"),
-    },
-    "metrics": {
-        "weight_multiplier": (_FLOAT, 1.0),
-        "weight_setting": (_LIST, []),
-        "required": (_BOOL, True),
-        "weight_of_unavailable": (_FLOAT, -10000.0),
-    },
-    "DEFAULT": {
-        "default_availability_zone": (_STR, "nova"),
-        "service_down_time": (types.Integer(), 60),
-    },
-    "pci": {
-        "alias": (None, []),
-    },
-    "compute": {
-        "packing_host_numa_cells_allocation_strategy": (_BOOL, False),
-    },
-    # Read by the manager and the request pre-filters, not by filters.
-    "scheduler": {
-        "max_attempts": (types.Integer(min=1), 3),
-        "max_placement_results": (types.Integer(min=1), 1000),
-        "limit_tenants_to_placement_aggregate": (_BOOL, False),
-        "placement_aggregate_required_for_tenants": (_BOOL, False),
-        "query_placement_for_image_type_support": (_BOOL, False),
-        "enable_isolated_aggregate_filtering": (_BOOL, False),
-        "image_metadata_prefilter": (_BOOL, False),
-        "query_placement_for_routed_network_aggregates": (_BOOL, False),
-    },
-    "workarounds": {
-        "disable_fallback_pcpu_query": (_BOOL, False),
-    },
+    group or "DEFAULT": {opt.dest: (None if (group, opt.dest) in RAW_OPTIONS else opt.type,
+                                    opt.default) for opt in opts}
+    for group, opts in scheduler_opts().items()
 }
 
 #: Sections whose unknown option names are rejected.
@@ -154,6 +88,20 @@ class SchedulerConfig:
         self.image_props_weight_setting = dict(
             parse_weight_setting(self.filter_scheduler.image_props_weight_setting))
         self.pci_aliases = pci_mod.parse_aliases(self.pci.alias)
+
+    @classmethod
+    def from_opts(cls, conf: cfg.ConfigOpts) -> SchedulerConfig:
+        """The scheduler's view of a parsed nova.conf
+        (:func:`nova_reshape.nova.conf.files.load_conf`).
+
+        NovaConfError for a value oslo.config refuses, ConfigError for one
+        the scheduler refuses (a bad ``[pci] alias``).
+        """
+        with refusing_bad_values():
+            sections = {section: {option: (conf[option] if section == "DEFAULT"
+                                           else conf[section][option]) for option in options}
+                        for section, options in OPTIONS.items()}
+        return cls(sections)
 
     filter_scheduler: SimpleNamespace
     metrics: SimpleNamespace

@@ -15,25 +15,16 @@ from __future__ import annotations
 
 import json
 import time
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable
 from dataclasses import dataclass, field, fields
 from typing import TYPE_CHECKING, Any
 
+from nova_reshape.nova.aggregate import Aggregate
 from nova_reshape.scheduler import numa as numa_mod
 from nova_reshape.scheduler.pci import NumaPlacement, PciDeviceRequestFailed, PciDeviceStats
 
 if TYPE_CHECKING:
     from nova_reshape.scheduler.request_spec import RequestSpec
-
-
-@dataclass(frozen=True)
-class Aggregate:
-    """A host aggregate: service host names and string metadata."""
-
-    name: str
-    hosts: frozenset[str]
-    metadata: Mapping[str, str]
-    uuid: str | None = None
 
 
 @dataclass

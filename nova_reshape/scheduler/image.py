@@ -14,21 +14,8 @@ import re
 from collections.abc import Mapping
 from typing import Any
 
+from nova_reshape.nova.hypervisor import ARCHITECTURES, HV_TYPES, VM_MODES
 from nova_reshape.scheduler.errors import ScenarioError
-
-ARCHITECTURES = frozenset({
-    "alpha", "armv6", "armv7l", "armv7b", "aarch64", "cris", "i686", "ia64", "lm32",
-    "m68k", "microblaze", "microblazeel", "mips", "mipsel", "mips64", "mips64el",
-    "openrisc", "parisc", "parisc64", "ppc", "ppcle", "ppc64", "ppc64le", "ppcemb",
-    "s390", "s390x", "sh4", "sh4eb", "sparc", "sparc64", "unicore32", "x86_64",
-    "xtensa", "xtensaeb",
-})
-HV_TYPES = frozenset({
-    "baremetal", "bhyve", "docker", "fake", "hyperv", "ironic", "kqemu", "kvm", "lxc",
-    "lxd", "openvz", "parallels", "virtuozzo", "phyp", "qemu", "test", "uml", "vbox",
-    "vmware", "xen", "zvm", "powervm",
-})
-VM_MODES = frozenset({"hvm", "xen", "uml", "exe"})
 
 _ARCH_ALIASES = {"i386": "i686", "i486": "i686", "i586": "i686", "x86_32": "i686",
                  "x86_32p": "i686", "amd64": "x86_64"}

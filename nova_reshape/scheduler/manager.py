@@ -43,6 +43,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from nova_reshape.nova.aggregate import Aggregate
 from nova_reshape.scheduler import prefilters
 from nova_reshape.scheduler import resource_request as rr
 from nova_reshape.scheduler.accelerator_seam import (
@@ -53,7 +54,7 @@ from nova_reshape.scheduler.accelerator_seam import (
 )
 from nova_reshape.scheduler.config import SchedulerConfig
 from nova_reshape.scheduler.errors import NoValidHost
-from nova_reshape.scheduler.host_state import Aggregate, HostState
+from nova_reshape.scheduler.host_state import HostState
 from nova_reshape.scheduler.nodes import NodeCatalog, PlacementNodes, StaticNodes
 from nova_reshape.scheduler.pipeline import FilterScheduler, InstanceTrace
 from nova_reshape.scheduler.request_spec import RequestSpec

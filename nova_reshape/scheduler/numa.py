@@ -17,6 +17,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 from typing import Any
 
+from nova_reshape.nova.cpuset import parse_cpuset
 from nova_reshape.scheduler.errors import ScenarioError
 from nova_reshape.scheduler.pci import NumaPlacement, PciDeviceStats, PciRequest
 
@@ -101,26 +102,12 @@ class InstanceTopology:
         return self.cells[0].thread_policy if self.cells else None
 
 
-def parse_cpu_spec(spec: str) -> set[int]:
-    """``"0-3,^2,8"`` -> {0, 1, 3, 8} (nova's CPU set syntax)."""
-    include: set[int] = set()
-    exclude: set[int] = set()
-    for part in str(spec).split(","):
-        part = part.strip()
-        if not part:
-            continue
-        target = include
-        if part.startswith("^"):
-            target, part = exclude, part[1:]
-        low, sep, high = part.partition("-")
-        try:
-            if sep:
-                target.update(range(int(low), int(high) + 1))
-            else:
-                target.add(int(low))
-        except ValueError as exc:
-            raise ScenarioError(f"invalid CPU set {spec!r}") from exc
-    return include - exclude
+def cpu_spec(spec: Any) -> frozenset[int]:
+    """A CPU set of a flavor or image (``"0-3,^2,8"``); ScenarioError when nova refuses it."""
+    try:
+        return parse_cpuset(str(spec))
+    except ValueError as exc:
+        raise ScenarioError(f"invalid CPU set {spec!r}: {exc}") from exc
 
 
 def parse_page_size(value: Any) -> int:
@@ -215,9 +202,9 @@ def _dedicated_cpus(policy: str | None, vcpus: int, extra_specs: Mapping[str, st
     if not mask:
         raise ScenarioError("hw:cpu_policy=mixed needs hw:cpu_dedicated_mask")
     if str(mask).lstrip().startswith("^"):
-        dedicated = set(range(vcpus)) - parse_cpu_spec(str(mask).replace("^", ""))
+        dedicated = frozenset(range(vcpus)) - cpu_spec(str(mask).replace("^", ""))
     else:
-        dedicated = parse_cpu_spec(mask)
+        dedicated = cpu_spec(mask)
     if not dedicated or len(dedicated) >= vcpus or max(dedicated) >= vcpus:
         raise ScenarioError(f"invalid dedicated CPU mask {mask!r}")
     return frozenset(dedicated)
@@ -242,7 +229,7 @@ def _manual_cells(nodes: int, vcpus: int, memory_mb: int, extra_specs: Mapping[s
             return None
     if len(cpus) != nodes or len(mems) != nodes or None in cpus or None in mems:
         raise ScenarioError("hw:numa_cpus.N and hw:numa_mem.N must be given for every node")
-    cells = [(frozenset(parse_cpu_spec(c)), int(m)) for c, m in zip(cpus, mems, strict=True)]
+    cells = [(frozenset(cpu_spec(c)), int(m)) for c, m in zip(cpus, mems, strict=True)]
     used = [cpu for cell_cpus, _ in cells for cpu in cell_cpus]
     if sorted(used) != list(range(vcpus)) or sum(m for _, m in cells) != memory_mb:
         raise ScenarioError("hw:numa_cpus/hw:numa_mem must cover every vCPU and all memory once")

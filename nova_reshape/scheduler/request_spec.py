@@ -11,6 +11,7 @@ import uuid as uuid_mod
 from dataclasses import dataclass, field
 from typing import Any
 
+from nova_reshape.nova.flavor import Flavor
 from nova_reshape.scheduler.numa import InstanceTopology
 from nova_reshape.scheduler.pci import PciRequest
 from nova_reshape.scheduler.request_group import RequestGroup
@@ -21,17 +22,6 @@ CELL_NAMESPACE = uuid_mod.UUID("6b1a0c0e-4d4c-4f39-9a53-2f0d7a3c1b11")
 def cell_uuid(name: str) -> str:
     """Stable uuid of a cell named ``name`` (explain derives HostState.cell_uuid)."""
     return str(uuid_mod.uuid5(CELL_NAMESPACE, name))
-
-
-@dataclass
-class Flavor:
-    name: str = "flavor"
-    vcpus: int = 1
-    memory_mb: int = 512
-    root_gb: int = 0
-    ephemeral_gb: int = 0
-    swap: int = 0
-    extra_specs: dict[str, str] = field(default_factory=dict)
 
 
 @dataclass

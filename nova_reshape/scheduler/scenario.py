@@ -15,16 +15,17 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from nova_reshape.nova.aggregate import Aggregate
+from nova_reshape.nova.flavor import Flavor
 from nova_reshape.scheduler import image as image_mod
 from nova_reshape.scheduler import numa as numa_mod
 from nova_reshape.scheduler import pci as pci_mod
 from nova_reshape.scheduler.config import SchedulerConfig
 from nova_reshape.scheduler.errors import ScenarioError
-from nova_reshape.scheduler.host_state import Aggregate, HostState, InstanceInfo, Service
+from nova_reshape.scheduler.host_state import HostState, InstanceInfo, Service
 from nova_reshape.scheduler.metrics import load_metrics
 from nova_reshape.scheduler.request_spec import (
     Destination,
-    Flavor,
     ImageMeta,
     InstanceGroup,
     RequestSpec,

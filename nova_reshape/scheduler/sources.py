@@ -22,8 +22,9 @@ import time
 from collections.abc import Callable, Iterable, Mapping
 from typing import TYPE_CHECKING, Any
 
+from nova_reshape.nova.aggregate import Aggregate
 from nova_reshape.scheduler.errors import ScenarioError
-from nova_reshape.scheduler.host_state import Aggregate, HostState
+from nova_reshape.scheduler.host_state import HostState
 from nova_reshape.scheduler.scenario import attach_aggregates, build_host_state
 from placement_wsgi.constants import SHARING_TRAIT
 

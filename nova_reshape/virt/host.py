@@ -33,6 +33,8 @@ from typing import Any
 import jsonschema
 import yaml
 
+from nova_reshape.nova.cpuset import parse_cpuset
+from nova_reshape.nova.pci import canonical_address
 from nova_reshape.virt import host_schema
 from nova_reshape.virt.host_schema import HOST_SCHEMA
 from nova_reshape.virt.names import normalize_resource_class
@@ -190,11 +192,6 @@ class Host:
 # -- helpers -------------------------------------------------------------------
 
 
-def canonical_address(address: str) -> str:
-    """PCI addresses compare lower-cased (``0000:D8:00.0`` == ``0000:d8:00.0``)."""
-    return address.lower()
-
-
 def nodedev_name(address: str) -> str:
     """libvirt's nodedev name for a PCI address: ``pci_0000_84_00_0``."""
     return "pci_" + re.sub(r"[:.]", "_", canonical_address(address))
@@ -204,50 +201,6 @@ def canonical_uuid(value: str) -> str:
     hexdigits = value.replace("-", "").lower()
     return "-".join((hexdigits[:8], hexdigits[8:12], hexdigits[12:16], hexdigits[16:20],
                      hexdigits[20:]))
-
-
-def parse_cpuset(value: Any) -> frozenset[int]:
-    """A CPU set as nova.conf writes it, or a list of CPU numbers.
-
-    ``"0-3,8"``, with ``^`` exclusions as nova allows (``"0-7,^3,^5-6"``),
-    ``[0, 1]`` or ``5``. ValueError for anything else.
-    """
-    if value is None:
-        return frozenset()
-    if isinstance(value, int):
-        return frozenset([value])
-    if isinstance(value, list):
-        return frozenset(value)
-    cpus: set[int] = set()
-    rejected: set[int] = set()
-    for part in str(value).split(","):
-        rule = part.strip()
-        if not rule:
-            continue
-        target = rejected if rule.startswith("^") else cpus
-        first, _, last = rule.removeprefix("^").partition("-")
-        try:
-            low = int(first)
-            high = int(last) if last else low
-        except ValueError:
-            raise ValueError(f"{rule!r} is not a CPU number or range") from None
-        if high < low:
-            raise ValueError(f"range {rule!r} runs backwards")
-        target.update(range(low, high + 1))
-    return frozenset(cpus - rejected)
-
-
-def format_cpuset(cpus: frozenset[int] | set[int]) -> str:
-    """A CPU set in nova.conf syntax, ranges merged: ``{0, 1, 2, 5}`` -> ``"0-2,5"``."""
-    parts: list[str] = []
-    ordered = sorted(cpus)
-    start = 0
-    for index, cpu in enumerate(ordered):
-        if index + 1 == len(ordered) or ordered[index + 1] != cpu + 1:
-            first = ordered[start]
-            parts.append(str(first) if first == cpu else f"{first}-{cpu}")
-            start = index + 1
-    return ",".join(parts)
 
 
 def accelerator_resource_class(device_type: str) -> str:

@@ -23,7 +23,7 @@ from __future__ import annotations
 import dataclasses
 import enum
 
-from nova_reshape.nova_conf import NovaConf
+from nova_reshape.nova.conf.compute import NovaConf
 
 
 class Reshape(enum.Enum):

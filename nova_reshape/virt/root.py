@@ -24,7 +24,7 @@ from typing import Any
 
 import os_resource_classes as orc
 
-from nova_reshape.nova_conf import NovaConf
+from nova_reshape.nova.conf.compute import NovaConf
 
 #: class -> nova.conf's word in ``<word>_allocation_ratio``.
 RATIO_NAMES = {orc.VCPU: "cpu", orc.MEMORY_MB: "ram", orc.DISK_GB: "disk"}

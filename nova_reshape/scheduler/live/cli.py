@@ -11,12 +11,12 @@ from __future__ import annotations
 
 import argparse
 
+from nova_reshape.nova.aggregate import Aggregate
 from nova_reshape.novadb import api as nova_api
 from nova_reshape.novadb.readonly import DatabaseReadError
 from nova_reshape.scheduler.cmd_common import read_json
 from nova_reshape.scheduler.config import SchedulerConfig
 from nova_reshape.scheduler.errors import ScenarioError
-from nova_reshape.scheduler.host_state import Aggregate
 from nova_reshape.scheduler.live.explain import HostStateSource, PlacementHostStates, render, run
 from nova_reshape.scheduler.live.nova_hosts import NovaDatabaseHostStates
 from nova_reshape.scheduler.live.placement import PlacementError, from_database, from_http

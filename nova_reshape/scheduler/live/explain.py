@@ -18,9 +18,10 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
+from nova_reshape.nova.aggregate import Aggregate
 from nova_reshape.scheduler import prefilters
 from nova_reshape.scheduler.config import SchedulerConfig
-from nova_reshape.scheduler.host_state import Aggregate, HostState
+from nova_reshape.scheduler.host_state import HostState
 from nova_reshape.scheduler.live.placement import PlacementView, merged
 from nova_reshape.scheduler.live.request import LiveRequest, build_spec, placement_requests
 from nova_reshape.scheduler.pipeline import FilterScheduler

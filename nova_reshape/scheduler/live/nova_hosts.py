@@ -29,12 +29,13 @@ from collections import defaultdict
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from nova_reshape.nova_conf import NovaConf
+from nova_reshape.nova.aggregate import Aggregate
+from nova_reshape.nova.conf.compute import NovaConf
 from nova_reshape.novadb.reader import CellDataError, read_cell
 from nova_reshape.novadb.records import ComputeNodeRecord, ServiceRecord
 from nova_reshape.scheduler.config import SchedulerConfig
 from nova_reshape.scheduler.errors import ScenarioError
-from nova_reshape.scheduler.host_state import Aggregate, HostState
+from nova_reshape.scheduler.host_state import HostState
 from nova_reshape.scheduler.sources import candidate_host_states
 
 

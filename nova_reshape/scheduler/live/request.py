@@ -14,6 +14,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from nova_reshape.nova.aggregate import Aggregate
+from nova_reshape.nova.flavor import Flavor
 from nova_reshape.scheduler import image as image_mod
 from nova_reshape.scheduler import numa as numa_mod
 from nova_reshape.scheduler import pci as pci_mod
@@ -21,8 +23,7 @@ from nova_reshape.scheduler import prefilters
 from nova_reshape.scheduler import resource_request as rr
 from nova_reshape.scheduler.config import SchedulerConfig
 from nova_reshape.scheduler.errors import ScenarioError
-from nova_reshape.scheduler.host_state import Aggregate
-from nova_reshape.scheduler.request_spec import Flavor, ImageMeta, RequestSpec
+from nova_reshape.scheduler.request_spec import ImageMeta, RequestSpec
 
 
 @dataclass(frozen=True)

@@ -14,9 +14,9 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from nova_reshape.nova.aggregate import Aggregate
 from nova_reshape.scheduler.accelerator_seam import DeviceProfileResolver
 from nova_reshape.scheduler.config import SchedulerConfig
-from nova_reshape.scheduler.host_state import Aggregate
 from nova_reshape.scheduler.prefilters.aggregates import (
     availability_zone,
     isolate_aggregates,

@@ -15,8 +15,8 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
+from nova_reshape.nova.aggregate import Aggregate
 from nova_reshape.scheduler import resource_request as rr
-from nova_reshape.scheduler.host_state import Aggregate
 from nova_reshape.scheduler.prefilters.base import (
     PrefilterContext,
     RequestFilterFailed,

@@ -19,8 +19,8 @@ from nova_reshape.scheduler.numa import unique_flavor_image_value
 from nova_reshape.scheduler.request_spec import Destination, RequestSpec
 
 if TYPE_CHECKING:
+    from nova_reshape.nova.aggregate import Aggregate
     from nova_reshape.scheduler.accelerator_seam import DeviceProfileResolver
-    from nova_reshape.scheduler.host_state import Aggregate
 
 #: nova 34's nova-compute service version; OWNER_NOVA is required once every
 #: compute reports at least MIN_COMPUTE_VERSION_OWNER_TRAIT.

@@ -5,8 +5,8 @@ from __future__ import annotations
 import pytest
 import sqlalchemy as sa
 
+from nova_reshape.nova.flavor import CpuPolicy
 from nova_reshape.novadb import reader
-from nova_reshape.novadb.objects import CpuPolicy
 from nova_reshape.novadb.readonly import DatabaseReadError, read_only
 from tests.fixtures import nova_db as fx
 

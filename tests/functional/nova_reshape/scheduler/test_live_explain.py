@@ -13,9 +13,9 @@ import json
 
 import pytest
 
+from nova_reshape.nova.aggregate import Aggregate
 from nova_reshape.scheduler.cmd import main
 from nova_reshape.scheduler.config import SchedulerConfig
-from nova_reshape.scheduler.host_state import Aggregate
 from nova_reshape.scheduler.live.explain import PlacementHostStates, run
 from nova_reshape.scheduler.live.placement import PlacementError, from_database, from_http
 from nova_reshape.scheduler.live.reasons import Reason

@@ -13,8 +13,8 @@ import dataclasses
 
 import pytest
 
+from nova_reshape.nova.aggregate import Aggregate
 from nova_reshape.scheduler.config import SchedulerConfig
-from nova_reshape.scheduler.host_state import Aggregate
 from nova_reshape.scheduler.live.explain import PlacementHostStates, run
 from nova_reshape.scheduler.live.placement import from_database
 from nova_reshape.scheduler.live.reasons import Reason

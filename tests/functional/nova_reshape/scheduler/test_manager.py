@@ -14,8 +14,9 @@ from urllib.parse import parse_qsl, urlsplit
 
 import pytest
 
+from nova_reshape.nova.flavor import Flavor
 from nova_reshape.scheduler.errors import NoValidHost
-from nova_reshape.scheduler.request_spec import Destination, Flavor, RequestSpec
+from nova_reshape.scheduler.request_spec import Destination, RequestSpec
 from tests.functional.nova_reshape.scheduler.conftest import (
     consumer,
     make_manager,

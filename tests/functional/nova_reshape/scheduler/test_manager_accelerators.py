@@ -17,9 +17,10 @@ import pytest
 
 from nova_reshape.accelerator.arq import BOUND, ArqStore
 from nova_reshape.accelerator.device_profile import DeviceProfile
+from nova_reshape.nova.flavor import Flavor
 from nova_reshape.scheduler.accelerator_seam import AcceleratorRequestFailed, ArqStoreClient
 from nova_reshape.scheduler.errors import NoValidHost
-from nova_reshape.scheduler.request_spec import Flavor, RequestSpec
+from nova_reshape.scheduler.request_spec import RequestSpec
 from tests.functional.nova_reshape.scheduler.conftest import (
     consumer,
     make_manager,

@@ -9,7 +9,8 @@ from __future__ import annotations
 import threading
 import uuid
 
-from nova_reshape.scheduler.request_spec import Flavor, RequestSpec
+from nova_reshape.nova.flavor import Flavor
+from nova_reshape.scheduler.request_spec import RequestSpec
 from tests.functional.nova_reshape.scheduler.conftest import (
     consumer,
     make_manager,

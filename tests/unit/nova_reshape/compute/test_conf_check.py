@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 from nova_reshape.compute.conf_check import merge_node, needed_config, render_config
-from nova_reshape.nova_conf import NovaConf, parse_device_spec
+from nova_reshape.nova.conf.compute import NovaConf
+from nova_reshape.nova.conf.device_spec import parse_device_spec
 from nova_reshape.virt.releases import DEFAULT_TARGET, find_release
 from tests.unit.nova_reshape.virt.helpers import node
 

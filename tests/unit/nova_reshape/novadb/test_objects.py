@@ -6,8 +6,9 @@ import json
 
 import pytest
 
+from nova_reshape.nova.errors import ObjectFormatError
+from nova_reshape.nova.flavor import CpuPolicy
 from nova_reshape.novadb import objects
-from nova_reshape.novadb.objects import CpuPolicy, ObjectFormatError
 from tests.fixtures.nova_db import envelope
 
 

@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import pytest
 
-from nova_reshape.scheduler.config import DEFAULT_ENABLED_FILTERS, SchedulerConfig
+from nova_reshape.nova.conf.files import load_conf
+from nova_reshape.nova.conf.options import DEFAULT_ENABLED_FILTERS
+from nova_reshape.scheduler.config import SchedulerConfig
 from nova_reshape.scheduler.errors import ConfigError
 
 
@@ -91,3 +93,18 @@ def test_invalid_pci_alias(alias):
 def test_config_must_be_sections_of_options():
     with pytest.raises(ConfigError):
         SchedulerConfig({"filter_scheduler": ["x"]})
+
+
+def test_from_a_parsed_nova_conf(tmp_path):
+    path = tmp_path / "nova.conf"
+    path.write_text("[filter_scheduler]\nhost_subset_size = 2\nenabled_filters = ComputeFilter\n"
+                    "[metrics]\nweight_setting = cpu.frequency=2.0\n"
+                    "[pci]\nalias = {\"name\": \"gpu\", \"vendor_id\": \"10de\"}\n"
+                    "[DEFAULT]\nservice_down_time = 90\n")
+    conf = SchedulerConfig.from_opts(load_conf([str(path)]))
+    assert conf.filter_scheduler.host_subset_size == 2
+    assert conf.filter_scheduler.enabled_filters == ["ComputeFilter"]
+    assert conf.metrics_weight_setting == [("cpu.frequency", 2.0)]
+    assert list(conf.pci_aliases) == ["gpu"]
+    assert conf.DEFAULT.service_down_time == 90
+    assert conf.scheduler.max_attempts == 3

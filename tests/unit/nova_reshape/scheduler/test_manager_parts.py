@@ -8,6 +8,8 @@ import pytest
 
 from nova_reshape.accelerator.arq import BOUND, ArqStore
 from nova_reshape.accelerator.device_profile import DeviceProfile
+from nova_reshape.nova.aggregate import Aggregate
+from nova_reshape.nova.flavor import Flavor
 from nova_reshape.scheduler import prefilters
 from nova_reshape.scheduler.accelerator_seam import (
     AcceleratorRequestFailed,
@@ -16,8 +18,8 @@ from nova_reshape.scheduler.accelerator_seam import (
     create_and_bind,
     match_arqs,
 )
-from nova_reshape.scheduler.host_state import Aggregate, HostState
-from nova_reshape.scheduler.request_spec import Flavor, RequestSpec
+from nova_reshape.scheduler.host_state import HostState
+from nova_reshape.scheduler.request_spec import RequestSpec
 from nova_reshape.scheduler.resource_request import RequestGroup
 from nova_reshape.scheduler.selection import Selection
 

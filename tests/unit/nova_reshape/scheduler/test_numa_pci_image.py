@@ -50,7 +50,9 @@ def test_page_sizes_and_cpu_specs():
     assert numa.parse_page_size("2MB") == 2048
     assert numa.parse_page_size("1GB") == 1048576
     assert numa.parse_page_size("any") == numa.PAGE_ANY
-    assert numa.parse_cpu_spec("0-3,^2,8") == {0, 1, 3, 8}
+    assert numa.cpu_spec("0-3,^2,8") == {0, 1, 3, 8}
+    with pytest.raises(ScenarioError, match="invalid CPU set '0-x'"):
+        numa.cpu_spec("0-x")
 
 
 def test_fit_pins_on_siblings_and_usage_is_recorded():

@@ -4,12 +4,13 @@ from __future__ import annotations
 
 import pytest
 
+from nova_reshape.nova.aggregate import Aggregate
+from nova_reshape.nova.flavor import Flavor
 from nova_reshape.scheduler import prefilters
 from nova_reshape.scheduler.config import SchedulerConfig
-from nova_reshape.scheduler.host_state import Aggregate
 from nova_reshape.scheduler.image import image_properties
 from nova_reshape.scheduler.prefilters import PrefilterContext, RequestFilterFailed
-from nova_reshape.scheduler.request_spec import Flavor, ImageMeta, RequestedNetwork, RequestSpec
+from nova_reshape.scheduler.request_spec import ImageMeta, RequestedNetwork, RequestSpec
 from nova_reshape.scheduler.resource_request import RequestGroup
 
 NOVA34_ORDER = [

@@ -6,14 +6,10 @@ from urllib.parse import parse_qsl, unquote
 
 import pytest
 
+from nova_reshape.nova.flavor import Flavor
 from nova_reshape.scheduler.errors import ScenarioError
 from nova_reshape.scheduler.pci import PciRequest
-from nova_reshape.scheduler.request_spec import (
-    Destination,
-    Flavor,
-    ImageMeta,
-    RequestSpec,
-)
+from nova_reshape.scheduler.request_spec import Destination, ImageMeta, RequestSpec
 from nova_reshape.scheduler.resource_request import (
     RequestGroup,
     ResourceRequestError,

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
+from nova_reshape.nova.aggregate import Aggregate
 from nova_reshape.scheduler.errors import ScenarioError
-from nova_reshape.scheduler.host_state import Aggregate
 from nova_reshape.scheduler.pipeline import FilterScheduler
 from nova_reshape.scheduler.request_spec import RequestSpec
 from nova_reshape.scheduler.sources import host_states_from_allocation_candidates

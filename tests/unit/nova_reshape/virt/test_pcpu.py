@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from nova_reshape import exception
-from nova_reshape.nova_conf import NovaConf
+from nova_reshape.nova.conf.compute import NovaConf
 from nova_reshape.virt import root
 from nova_reshape.virt.pcpu import PcpuShim
 from nova_reshape.virt.releases import DriverOptions

@@ -1,10 +1,12 @@
-"""nova_conf: the nova.conf options the migration reads, with nova's defaults."""
+"""nova.conf.compute: the nova.conf options the migration reads, with nova's defaults."""
 
 from __future__ import annotations
 
 import pytest
 
-from nova_reshape.nova_conf import NovaConf, NovaConfError, load_nova_conf, parse_device_spec
+from nova_reshape.nova.conf.compute import NovaConf, load_nova_conf
+from nova_reshape.nova.conf.device_spec import parse_device_spec
+from nova_reshape.nova.errors import NovaConfError
 
 NOVA_CONF = """
 [DEFAULT]
