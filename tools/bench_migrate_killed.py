@@ -112,11 +112,11 @@ def run_killed(config: str, hosts: str, kill_after: float) -> dict[str, object]:
 
 
 @contextlib.contextmanager
-def deployment(engine: str, directory: str) -> Iterator[str]:
+def deployment(engine: str, directory: str, server: str | None) -> Iterator[str]:
     if engine == "sqlite":
         yield f"sqlite:///{os.path.join(directory, 'bench.sqlite')}"
         return
-    with bench_migrate.throwaway_database(bench_migrate.SERVERS[engine]) as url:
+    with bench_migrate.throwaway_database(server or bench_migrate.SERVERS[engine]) as url:
         yield url
 
 
@@ -126,11 +126,13 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--gpus", type=int, default=4)
     parser.add_argument("--instances", type=int, default=16)
     parser.add_argument("--engine", choices=("sqlite", "postgresql", "mysql"), default="sqlite")
+    parser.add_argument("--server", help="server URL without database for --engine "
+                        "(default: the local PostgreSQL or MariaDB on 127.0.0.1)")
     parser.add_argument("--kill-after", type=float, default=20.0, metavar="SECONDS",
                         help="seconds after the start of the command to kill it")
     args = parser.parse_args(argv)
     with tempfile.TemporaryDirectory(prefix="bench-killed-") as directory, \
-            deployment(args.engine, directory) as database:
+            deployment(args.engine, directory, args.server) as database:
         hosts = os.path.join(directory, "hosts")
         bench_migrate.seed(database, hosts, args.nodes, args.gpus, args.instances, (), False)
         config = os.path.join(directory, "placement.conf")

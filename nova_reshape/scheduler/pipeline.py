@@ -223,21 +223,14 @@ class FilterScheduler:
             seen[name] = seen.get(name, 0) + 1
             if seen[name] > 1:
                 name = f"{name}#{seen[name]}"
-            if self.minmax and isinstance(weigher, BaseHostWeigher) and \
-                    type(weigher).weigh_objects is BaseHostWeigher.weigh_objects:
+            if self.minmax:
                 # Plain min-max: unclamped values, bounds from the data.
                 raw = weigher.raw_weights(hosts, spec)
                 norm = normalize(raw)
             else:
                 raw = list(weigher.weigh_objects(hosts, spec))
-                if self.minmax:
-                    norm = normalize(raw)
-                else:
-                    norm = normalize(raw, weigher.minval, weigher.maxval)
-            if isinstance(weigher, BaseHostWeigher):
-                multipliers = weigher.weight_multipliers(hosts, in_aggregates)
-            else:
-                multipliers = [weigher.weight_multiplier(host) for host in hosts]
+                norm = normalize(raw, weigher.minval, weigher.maxval)
+            multipliers = weigher.weight_multipliers(hosts, in_aggregates)
             # All-zero normalized values add nothing (unless a multiplier is inf/nan).
             if any(norm) or not all(math.isfinite(m) for m in set(multipliers)):
                 totals = [total + multiplier * value for total, multiplier, value

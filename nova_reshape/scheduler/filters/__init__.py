@@ -5,7 +5,8 @@
 stands for every built-in filter; ``nova.scheduler.filters.<module>.<Class>``
 names a built-in by class name; any other ``package.module.Class`` is
 imported (a third-party ``BaseHostFilter`` subclass, or a callable returning
-a list of them). ``enabled_filters`` then names classes among those.
+a list of them; base.py says which method each base asks for).
+``enabled_filters`` then names classes among those.
 """
 
 from __future__ import annotations
@@ -24,7 +25,12 @@ from nova_reshape.scheduler.filters.aggregate import (
     AggregateMultiTenancyIsolation,
     AggregateTypeAffinityFilter,
 )
-from nova_reshape.scheduler.filters.base import BaseHostFilter, Rejection, reject
+from nova_reshape.scheduler.filters.base import (
+    BaseHostFilter,
+    PreparedHostFilter,
+    Rejection,
+    reject,
+)
 from nova_reshape.scheduler.filters.capabilities import (
     AggregateInstanceExtraSpecsFilter,
     ComputeCapabilitiesFilter,
@@ -57,7 +63,8 @@ from nova_reshape.scheduler.filters.resources import (
 )
 from nova_reshape.scheduler.plugins import PluginKind
 
-__all__ = ["BaseHostFilter", "Rejection", "reject", "all_filters", "load_filters"]
+__all__ = ["BaseHostFilter", "PreparedHostFilter", "Rejection", "reject", "all_filters",
+           "load_filters"]
 
 _BUILTIN: tuple[type[BaseHostFilter], ...] = (
     AllHostsFilter, ImagePropertiesFilter, AvailabilityZoneFilter, ComputeCapabilitiesFilter,

@@ -5,7 +5,7 @@ from __future__ import annotations
 import ipaddress
 import socket
 
-from nova_reshape.scheduler.filters.base import BaseHostFilter, HostCheck
+from nova_reshape.scheduler.filters.base import HostCheck, PreparedHostFilter
 from nova_reshape.scheduler.request_spec import RequestSpec
 
 
@@ -19,7 +19,7 @@ def _uuid_set(hint) -> frozenset[str]:
     return frozenset(hint)
 
 
-class DifferentHostFilter(BaseHostFilter):
+class DifferentHostFilter(PreparedHostFilter):
     """Drops hosts running any instance named in the ``different_host`` hint."""
 
     run_filter_once_per_request = True
@@ -42,7 +42,7 @@ class DifferentHostFilter(BaseHostFilter):
         return check
 
 
-class SameHostFilter(BaseHostFilter):
+class SameHostFilter(PreparedHostFilter):
     """Keeps only hosts running an instance named in the ``same_host`` hint."""
 
     run_filter_once_per_request = True
@@ -61,7 +61,7 @@ class SameHostFilter(BaseHostFilter):
         return check
 
 
-class SimpleCIDRAffinityFilter(BaseHostFilter):
+class SimpleCIDRAffinityFilter(PreparedHostFilter):
     """Keeps hosts whose ``host_ip`` is in ``build_near_host_ip`` + ``cidr`` (default /24).
 
     The network is built by string concatenation, as nova does, so
@@ -103,7 +103,7 @@ class SimpleCIDRAffinityFilter(BaseHostFilter):
         return check
 
 
-class ServerGroupAffinityFilter(BaseHostFilter):
+class ServerGroupAffinityFilter(PreparedHostFilter):
     """``affinity`` groups: once the group has hosts, only those (service) hosts pass."""
 
     def checker(self, spec_obj: RequestSpec) -> HostCheck | None:
@@ -121,7 +121,7 @@ class ServerGroupAffinityFilter(BaseHostFilter):
         return check
 
 
-class ServerGroupAntiAffinityFilter(BaseHostFilter):
+class ServerGroupAntiAffinityFilter(PreparedHostFilter):
     """``anti-affinity`` groups: fewer than ``max_server_per_host`` members per host.
 
     A host already running the instance being scheduled passes (a move).

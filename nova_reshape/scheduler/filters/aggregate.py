@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
-from nova_reshape.scheduler.filters.base import BaseHostFilter, HostCheck
+from nova_reshape.scheduler.filters.base import HostCheck, PreparedHostFilter
 from nova_reshape.scheduler.request_spec import RequestSpec
 
 
-class AggregateMultiTenancyIsolation(BaseHostFilter):
+class AggregateMultiTenancyIsolation(PreparedHostFilter):
     """Hosts in aggregates with ``filter_tenant_id*`` keys take only those projects.
 
     A host passes if it has no aggregate metadata or no key starting with
@@ -35,7 +35,7 @@ class AggregateMultiTenancyIsolation(BaseHostFilter):
         return check
 
 
-class AggregateTypeAffinityFilter(BaseHostFilter):
+class AggregateTypeAffinityFilter(PreparedHostFilter):
     """Hosts in aggregates with ``instance_type`` metadata take only those flavors."""
 
     run_filter_once_per_request = True

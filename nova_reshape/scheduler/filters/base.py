@@ -1,16 +1,20 @@
-"""The host filter plug-in interface.
+"""The host filter plug-in interfaces: one method to write for each.
 
-A filter decides per host whether it can take the request. The contract is
-nova's: ``host_passes(host_state, spec_obj)`` returns a truthy value to keep
-the host. To say *why* a host was dropped, return ``self.reject("...")``
-(a falsy ``Rejection`` carrying the reason) instead of ``False``; a plain
-``False`` is reported as "rejected by <FilterName>".
+* ``BaseHostFilter`` is nova's contract, for third parties: write
+  ``host_passes(host_state, spec_obj)``, which returns a truthy value to keep
+  the host. To say *why* a host was dropped, return ``self.reject("...")``
+  (a falsy ``Rejection`` carrying the reason) instead of ``False``; a plain
+  ``False`` is reported as "rejected by <FilterName>". ``filter_all`` calls
+  it once per host.
+* ``PreparedHostFilter`` is the built-ins' form: write ``checker(spec_obj)``,
+  which runs once per request (parsing extra specs, hints, config) and
+  returns a per-host check, or None when the request asks for nothing this
+  filter checks (every host passes without a per-host call). Its
+  ``host_passes`` and ``filter_all`` both follow from it, so the two entry
+  points have one implementation.
 
-Built-in filters implement ``checker(spec_obj)`` instead: it runs once per
-request (parsing extra specs, hints, config) and returns a per-host function,
-or None when the request asks for nothing this filter checks (every host
-passes without a per-host call). ``host_passes`` is then derived from it, so
-both entry points have one implementation.
+The pipeline calls only ``filter_all``; which class a filter derives from is
+the one place that says which method it implements.
 """
 
 from __future__ import annotations
@@ -54,7 +58,7 @@ def reject(template: str, *args: Any) -> Rejection:
 
 
 class BaseHostFilter(Configured):
-    """Base class of every host filter (built-in and third-party).
+    """Base class of every host filter; third parties implement ``host_passes``.
 
     Class attributes, as in nova:
 
@@ -72,22 +76,38 @@ class BaseHostFilter(Configured):
         return Rejection(template, *args)
 
     def host_passes(self, host_state: HostState, spec_obj: RequestSpec) -> Verdict:
-        """Keep ``host_state`` for ``spec_obj``? Override this (or ``checker``)."""
-        if type(self).checker is BaseHostFilter.checker:
-            raise NotImplementedError(f"{self.name} must implement host_passes")
-        check = self.checker(spec_obj)
-        return True if check is None else check(host_state)
-
-    def checker(self, spec_obj: RequestSpec) -> HostCheck | None:
-        """Per-request preparation: a per-host check, or None if all hosts pass."""
-        return lambda host_state: self.host_passes(host_state, spec_obj)
+        """Keep ``host_state`` for ``spec_obj``? The one method a filter writes."""
+        raise NotImplementedError(f"{self.name} must implement host_passes")
 
     def filter_all(self, hosts: Iterable[HostState], spec_obj: RequestSpec
                    ) -> tuple[list[HostState], dict[str, str]]:
-        """Hosts that pass (order kept) and ``{label: reason}`` of those dropped.
+        """Hosts that pass (order kept) and ``{label: reason}`` of those dropped."""
+        host_passes = self.host_passes
+        return sift(hosts, lambda host_state: host_passes(host_state, spec_obj), self.name)
 
-        With no host nothing is prepared or checked (so a malformed hint
-        cannot raise, exactly as nova never calls host_passes then).
+
+class PreparedHostFilter(BaseHostFilter):
+    """Base class of the built-in filters; they implement ``checker``.
+
+    The request is read once per ``filter_all`` (not once per host), which
+    is what keeps the chain cheap on large host lists.
+    """
+
+    def checker(self, spec_obj: RequestSpec) -> HostCheck | None:
+        """Per-request preparation: a per-host check, or None if all hosts pass."""
+        raise NotImplementedError(f"{self.name} must implement checker")
+
+    def host_passes(self, host_state: HostState, spec_obj: RequestSpec) -> Verdict:
+        """nova's entry point, for one host: prepares the request, then checks."""
+        check = self.checker(spec_obj)
+        return True if check is None else check(host_state)
+
+    def filter_all(self, hosts: Iterable[HostState], spec_obj: RequestSpec
+                   ) -> tuple[list[HostState], dict[str, str]]:
+        """As ``BaseHostFilter.filter_all``, preparing the request once.
+
+        With no host nothing is prepared (so a malformed hint cannot raise,
+        exactly as nova never calls host_passes then).
         """
         hosts = list(hosts)
         if not hosts:
@@ -95,17 +115,26 @@ class BaseHostFilter(Configured):
         check = self.checker(spec_obj)
         if check is None:
             return hosts, {}
-        passed = []
-        rejected = {}
-        for host_state in hosts:
-            verdict = check(host_state)
-            if verdict:
-                passed.append(host_state)
-            else:
-                rejected[host_state.label] = (
-                    verdict.reason if isinstance(verdict, Rejection)
-                    else f"rejected by {self.name}")
-        return passed, rejected
+        return sift(hosts, check, self.name)
+
+
+def sift(hosts: Iterable[HostState], check: HostCheck, filter_name: str
+         ) -> tuple[list[HostState], dict[str, str]]:
+    """Split ``hosts`` by ``check``: (passed in order, ``{label: reason}`` of the dropped).
+
+    A dropped host's reason is its ``Rejection``'s, else "rejected by <filter>".
+    """
+    passed = []
+    rejected = {}
+    for host_state in hosts:
+        verdict = check(host_state)
+        if verdict:
+            passed.append(host_state)
+        else:
+            rejected[host_state.label] = (
+                verdict.reason if isinstance(verdict, Rejection)
+                else f"rejected by {filter_name}")
+    return passed, rejected
 
 
 def prune_candidates(host_state: HostState, fits: Callable[[dict[str, Any]], bool]) -> bool:

@@ -6,7 +6,7 @@ import json
 from typing import Any
 
 from nova_reshape.scheduler.extra_specs_ops import compile_requirement
-from nova_reshape.scheduler.filters.base import BaseHostFilter, HostCheck
+from nova_reshape.scheduler.filters.base import HostCheck, PreparedHostFilter
 from nova_reshape.scheduler.host_state import HOST_STATE_FIELDS, HostState
 from nova_reshape.scheduler.request_spec import RequestSpec
 
@@ -87,7 +87,7 @@ def compile_lookup(path: list[str]):
     return lambda host_state: lookup_capability(host_state, path)
 
 
-class ComputeCapabilitiesFilter(BaseHostFilter):
+class ComputeCapabilitiesFilter(PreparedHostFilter):
     """Matches ``capabilities:``-scoped (and bare) flavor extra specs against the host.
 
     Keys are split on every ``:``; only the ``capabilities`` scope is
@@ -132,7 +132,7 @@ class ComputeCapabilitiesFilter(BaseHostFilter):
         return check
 
 
-class AggregateInstanceExtraSpecsFilter(BaseHostFilter):
+class AggregateInstanceExtraSpecsFilter(PreparedHostFilter):
     """Matches bare and ``aggregate_instance_extra_specs:`` extra specs against aggregates.
 
     The metadata of all the host's aggregates is pooled per key (values

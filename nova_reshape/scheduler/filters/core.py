@@ -9,11 +9,11 @@ from __future__ import annotations
 
 import time
 
-from nova_reshape.scheduler.filters.base import BaseHostFilter, HostCheck
+from nova_reshape.scheduler.filters.base import HostCheck, PreparedHostFilter
 from nova_reshape.scheduler.request_spec import RequestSpec
 
 
-class AllHostsFilter(BaseHostFilter):
+class AllHostsFilter(PreparedHostFilter):
     """Passes every host."""
 
     run_filter_once_per_request = True
@@ -22,7 +22,7 @@ class AllHostsFilter(BaseHostFilter):
         return None
 
 
-class ComputeFilter(BaseHostFilter):
+class ComputeFilter(PreparedHostFilter):
     """Drops hosts whose compute service is disabled, forced down or not heartbeating.
 
     A service is down when its last heartbeat (``last_seen_up``, else
@@ -58,7 +58,7 @@ class ComputeFilter(BaseHostFilter):
         return check
 
 
-class RetryFilter(BaseHostFilter):
+class RetryFilter(PreparedHostFilter):
     """(legacy) Drops ``[host, node]`` pairs already tried by this request."""
 
     def checker(self, spec_obj: RequestSpec) -> HostCheck | None:
@@ -76,7 +76,7 @@ class RetryFilter(BaseHostFilter):
         return check
 
 
-class AvailabilityZoneFilter(BaseHostFilter):
+class AvailabilityZoneFilter(PreparedHostFilter):
     """(legacy) Keeps hosts in the requested availability zone.
 
     A host's zones are the comma-split ``availability_zone`` values of its

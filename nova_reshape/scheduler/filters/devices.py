@@ -3,11 +3,11 @@
 from __future__ import annotations
 
 from nova_reshape.scheduler import numa as numa_mod
-from nova_reshape.scheduler.filters.base import BaseHostFilter, HostCheck, prune_candidates
+from nova_reshape.scheduler.filters.base import HostCheck, PreparedHostFilter, prune_candidates
 from nova_reshape.scheduler.request_spec import RequestSpec
 
 
-class MetricsFilter(BaseHostFilter):
+class MetricsFilter(PreparedHostFilter):
     """Keeps hosts reporting every metric named in ``[metrics] weight_setting``."""
 
     def checker(self, spec_obj: RequestSpec) -> HostCheck | None:
@@ -27,7 +27,7 @@ class MetricsFilter(BaseHostFilter):
         return check
 
 
-class PciPassthroughFilter(BaseHostFilter):
+class PciPassthroughFilter(PreparedHostFilter):
     """Keeps hosts whose PCI pools can satisfy every PCI request of the instance.
 
     Requests are applied in turn to a copy of the pools; allocation
@@ -58,7 +58,7 @@ def _describe(requests) -> str:
     return ", ".join(f"{r.count} x {r.alias_name or r.spec}" for r in requests)
 
 
-class NUMATopologyFilter(BaseHostFilter):
+class NUMATopologyFilter(PreparedHostFilter):
     """Keeps hosts onto whose NUMA cells the requested guest topology fits.
 
     With no requested topology every host passes; a host without a NUMA

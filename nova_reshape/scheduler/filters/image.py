@@ -3,11 +3,11 @@
 from __future__ import annotations
 
 from nova_reshape.scheduler import image as image_mod
-from nova_reshape.scheduler.filters.base import BaseHostFilter, HostCheck
+from nova_reshape.scheduler.filters.base import HostCheck, PreparedHostFilter
 from nova_reshape.scheduler.request_spec import RequestSpec
 
 
-class ImagePropertiesFilter(BaseHostFilter):
+class ImagePropertiesFilter(PreparedHostFilter):
     """Keeps hosts whose supported instances cover the image's arch / hv_type / vm_mode.
 
     Without any of ``hw_architecture`` (or the configured default),
@@ -81,7 +81,7 @@ def _check_maxphysaddr(host_state, mode, bits, reject):
     return True
 
 
-class IsolatedHostsFilter(BaseHostFilter):
+class IsolatedHostsFilter(PreparedHostFilter):
     """Keeps isolated images on isolated hosts (and, if restricted, only them there).
 
     See the facts: with no ``isolated_images`` a host passes when restriction
@@ -124,7 +124,7 @@ class IsolatedHostsFilter(BaseHostFilter):
         return check
 
 
-class AggregateImagePropertiesIsolation(BaseHostFilter):
+class AggregateImagePropertiesIsolation(PreparedHostFilter):
     """Drops hosts whose aggregate metadata lists other values for an image property.
 
     For each aggregate metadata key (only keys starting with

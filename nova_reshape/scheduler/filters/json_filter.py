@@ -14,7 +14,7 @@ import operator
 from collections.abc import Callable
 from typing import Any
 
-from nova_reshape.scheduler.filters.base import BaseHostFilter, HostCheck
+from nova_reshape.scheduler.filters.base import HostCheck, PreparedHostFilter
 from nova_reshape.scheduler.request_spec import RequestSpec
 
 
@@ -126,7 +126,7 @@ def compile_query(query: Any) -> Callable[[Any], Any]:
     return run
 
 
-class JsonFilter(BaseHostFilter):
+class JsonFilter(PreparedHostFilter):
     """Keeps hosts for which the JSON ``query`` hint evaluates truthy."""
 
     def checker(self, spec_obj: RequestSpec) -> HostCheck | None:

@@ -8,11 +8,11 @@ filling ``host_state.limits``.
 
 from __future__ import annotations
 
-from nova_reshape.scheduler.filters.base import BaseHostFilter, HostCheck
+from nova_reshape.scheduler.filters.base import HostCheck, PreparedHostFilter
 from nova_reshape.scheduler.request_spec import RequestSpec
 
 
-class AggregateCoreFilter(BaseHostFilter):
+class AggregateCoreFilter(PreparedHostFilter):
     """(legacy) vCPUs: ``vcpus_total * ratio - vcpus_used >= flavor.vcpus``.
 
     The ratio is the minimum aggregate ``cpu_allocation_ratio`` (else the
@@ -45,7 +45,7 @@ class AggregateCoreFilter(BaseHostFilter):
         return check
 
 
-class AggregateRamFilter(BaseHostFilter):
+class AggregateRamFilter(PreparedHostFilter):
     """(legacy) RAM: ``total * ratio - (total - free) >= flavor.memory_mb``."""
 
     def checker(self, spec_obj: RequestSpec) -> HostCheck | None:
@@ -69,7 +69,7 @@ class AggregateRamFilter(BaseHostFilter):
         return check
 
 
-class AggregateDiskFilter(BaseHostFilter):
+class AggregateDiskFilter(PreparedHostFilter):
     """(legacy) Disk: ``(root + ephemeral) * 1024 + swap`` MB, swap counted."""
 
     def checker(self, spec_obj: RequestSpec) -> HostCheck | None:
@@ -94,7 +94,7 @@ class AggregateDiskFilter(BaseHostFilter):
         return check
 
 
-class NumInstancesFilter(BaseHostFilter):
+class NumInstancesFilter(PreparedHostFilter):
     """Keeps hosts with fewer than ``max_instances_per_host`` instances."""
 
     def _maximum(self, host_state) -> int:
@@ -122,7 +122,7 @@ class AggregateNumInstancesFilter(NumInstancesFilter):
         return host_state.aggregate_number("max_instances_per_host", default, int)
 
 
-class IoOpsFilter(BaseHostFilter):
+class IoOpsFilter(PreparedHostFilter):
     """Keeps hosts with fewer than ``max_io_ops_per_host`` I/O-heavy operations."""
 
     def _maximum(self, host_state) -> int:

@@ -4,14 +4,20 @@
 nova's ``nova.scheduler.weights.all_weighers`` (or this package's
 ``all_weighers``), nova dotted paths of built-ins
 (``nova.scheduler.weights.ram.RAMWeigher``) or third-party dotted paths of
-``BaseHostWeigher`` subclasses. "all" runs the built-ins in nova's module
-order (nova itself uses the filesystem's listing order).
+``BaseHostWeigher`` subclasses (base.py: which method each base asks for).
+"all" runs the built-ins in nova's module order (nova itself uses the
+filesystem's listing order).
 """
 
 from __future__ import annotations
 
 from nova_reshape.scheduler.plugins import PluginKind
-from nova_reshape.scheduler.weights.base import BaseHostWeigher, normalize
+from nova_reshape.scheduler.weights.base import (
+    BaseHostWeigher,
+    BatchHostWeigher,
+    HostAttributeWeigher,
+    normalize,
+)
 from nova_reshape.scheduler.weights.other import (
     CrossCellWeigher,
     ImagePropertiesWeigher,
@@ -30,7 +36,8 @@ from nova_reshape.scheduler.weights.resources import (
     RAMWeigher,
 )
 
-__all__ = ["BaseHostWeigher", "normalize", "all_weighers", "load_weighers"]
+__all__ = ["BaseHostWeigher", "BatchHostWeigher", "HostAttributeWeigher", "normalize",
+           "all_weighers", "load_weighers"]
 
 # nova's module order: affinity, compute, cpu, cross_cell, disk,
 # hypervisor_version, image_props, io_ops, metrics, num_instances, pci, ram.

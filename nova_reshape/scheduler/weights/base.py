@@ -1,11 +1,21 @@
-"""The host weigher plug-in interface and nova's normalization.
+"""The host weigher plug-in interfaces and nova's normalization.
 
-A weigher returns one raw value per host (``_weigh_object``, or
-``weigh_objects`` for all hosts at once). The handler (pipeline.py) clamps
-them to the weigher's ``minval``/``maxval``, normalizes them to 0..1 with
-``normalize`` and multiplies each by ``weight_multiplier(host_state)``,
-which may differ per host (aggregate metadata overrides). A weigher never
-writes final weights itself.
+A weigher gives one raw value per host; the handler (pipeline.py) asks for
+them all at once (``weigh_objects``: clamped to the weigher's
+``minval``/``maxval``; ``raw_weights``: unclamped, for ``minmax``
+normalization), normalizes them to 0..1 with ``normalize`` and multiplies
+each by the host's multiplier (``weight_multipliers``: the configured
+value, overridden per host by aggregate metadata). A weigher never writes
+final weights itself. Each form has one method to write:
+
+* ``BaseHostWeigher`` is nova's contract, for third parties:
+  ``_weigh_object(host_state, weight_properties)``, called once per host
+  (nova's ``weight_multiplier(host_state)`` may be overridden too).
+* ``BatchHostWeigher`` is the built-ins' form: ``raw_weights(hosts,
+  spec_obj)``, one list for all hosts, so a request is read once, not once
+  per host.
+* ``HostAttributeWeigher`` is a batch weigher whose raw value is one
+  HostState attribute, named in ``attribute``.
 """
 
 from __future__ import annotations
@@ -39,18 +49,41 @@ def normalize(values: Sequence[float], minval: float | None = None,
 
 
 class BaseHostWeigher(Configured):
-    """Base class of every host weigher (built-in and third-party).
+    """Base class of every host weigher; third parties implement ``_weigh_object``.
 
     ``minval``/``maxval`` fix a normalization bound instead of taking it from
     the data (RAM/CPU/Disk/IoOps use ``minval = 0``), and raw values are
     clamped to them. ``multiplier_option`` names the ``[filter_scheduler]``
-    option (and aggregate metadata key) of the multiplier.
+    option (and aggregate metadata key) of the multiplier; without it the
+    multiplier is 1.0, as in nova.
     """
 
     minval: float | None = None
     maxval: float | None = None
     multiplier_option: str | None = None
     multiplier_sign = 1
+
+    def _weigh_object(self, host_state: HostState, weight_properties: RequestSpec) -> Any:
+        """The raw value of one host: the one method a weigher writes (nova's)."""
+        raise NotImplementedError(f"{self.name} must implement _weigh_object")
+
+    def raw_weights(self, hosts: Sequence[HostState], spec_obj: RequestSpec) -> list[Any]:
+        """Unclamped raw values, one per host."""
+        weigh = self._weigh_object
+        return [weigh(host_state, spec_obj) for host_state in hosts]
+
+    def weigh_objects(self, hosts: Sequence[HostState], spec_obj: RequestSpec) -> list[Any]:
+        """Raw values clamped to ``minval``/``maxval`` (nova's weigh_objects)."""
+        weights = self.raw_weights(hosts, spec_obj)
+        if not weights:
+            return weights
+        if self.minval is not None and min(weights) < self.minval:
+            low = self.minval
+            weights = [value if value >= low else low for value in weights]
+        if self.maxval is not None and max(weights) > self.maxval:
+            high = self.maxval
+            weights = [value if value <= high else high for value in weights]
+        return weights
 
     def config_multiplier(self) -> float:
         """The configured multiplier (before per-aggregate overrides)."""
@@ -68,62 +101,49 @@ class BaseHostWeigher(Configured):
 
     def weight_multipliers(self, hosts: Sequence[HostState],
                            in_aggregates: Sequence[int] | None = None) -> list[float]:
-        """``weight_multiplier`` for every host (one config lookup for all).
+        """``weight_multiplier`` of every host, indexed like ``hosts``.
 
         ``in_aggregates`` optionally lists the indices of the hosts that have
-        aggregate metadata; the others get the config value without a lookup.
+        aggregate metadata; only the batch form uses it.
         """
-        if type(self).weight_multiplier is not BaseHostWeigher.weight_multiplier:
-            return [self.weight_multiplier(host) for host in hosts]
-        sign = self.multiplier_sign
-        default = self.config_multiplier()
-        multipliers = [sign * default] * len(hosts)
-        option = self.multiplier_option
-        if option is None:
-            return multipliers
-        if in_aggregates is None:
-            in_aggregates = range(len(hosts))
-        for index in in_aggregates:
-            host = hosts[index]
-            if option in host.aggregate_metadata:
-                multipliers[index] = sign * host.aggregate_number(option, default)
-        return multipliers
+        multiplier = self.weight_multiplier
+        return [multiplier(host_state) for host_state in hosts]
 
-    #: A weigher whose raw value is one HostState attribute names it here
-    #: instead of writing ``_weigh_object``.
-    attribute: str | None = None
 
-    def _weigh_object(self, host_state: HostState, spec_obj: RequestSpec) -> Any:
-        """The raw value of one host (nova's plug-in method).
+class BatchHostWeigher(BaseHostWeigher):
+    """Base class of the built-in weighers; they implement ``raw_weights``.
 
-        A weigher states its formula once: as ``attribute``, as this method,
-        or as ``raw_weights`` when the value depends on the whole request
-        (this method then asks it for the one host).
-        """
-        if self.attribute is not None:
-            return getattr(host_state, self.attribute)
-        if type(self).raw_weights is not BaseHostWeigher.raw_weights:
-            return self.raw_weights([host_state], spec_obj)[0]
-        raise NotImplementedError(f"{self.name} must implement _weigh_object")
+    Their multiplier is stated by ``multiplier_option``/``multiplier_sign``
+    (and ``config_multiplier``), never by overriding ``weight_multiplier``:
+    so a host without aggregate metadata has the configured multiplier, and
+    ``weight_multipliers`` looks up only the hosts that have some.
+    """
 
     def raw_weights(self, hosts: Sequence[HostState], spec_obj: RequestSpec) -> list[Any]:
-        """Unclamped raw values, one per host."""
-        if self.attribute is not None and \
-                type(self)._weigh_object is BaseHostWeigher._weigh_object:
-            value = attrgetter(self.attribute)
-            return [value(host_state) for host_state in hosts]
-        weigh = self._weigh_object
-        return [weigh(host_state, spec_obj) for host_state in hosts]
+        """Unclamped raw values, one per host: the one method a batch weigher writes."""
+        raise NotImplementedError(f"{self.name} must implement raw_weights")
 
-    def weigh_objects(self, hosts: Sequence[HostState], spec_obj: RequestSpec) -> list[Any]:
-        """Raw values clamped to ``minval``/``maxval`` (nova's weigh_objects)."""
-        weights = self.raw_weights(hosts, spec_obj)
-        if not weights:
-            return weights
-        if self.minval is not None and min(weights) < self.minval:
-            low = self.minval
-            weights = [value if value >= low else low for value in weights]
-        if self.maxval is not None and max(weights) > self.maxval:
-            high = self.maxval
-            weights = [value if value <= high else high for value in weights]
-        return weights
+    def _weigh_object(self, host_state: HostState, weight_properties: RequestSpec) -> Any:
+        """nova's entry point, for one host: the batch of one."""
+        return self.raw_weights([host_state], weight_properties)[0]
+
+    def weight_multipliers(self, hosts: Sequence[HostState],
+                           in_aggregates: Sequence[int] | None = None) -> list[float]:
+        """The configured multiplier, looked up per host only for ``in_aggregates``."""
+        multipliers = [self.multiplier_sign * self.config_multiplier()] * len(hosts)
+        if self.multiplier_option is None:
+            return multipliers
+        multiplier = self.weight_multiplier
+        for index in range(len(hosts)) if in_aggregates is None else in_aggregates:
+            multipliers[index] = multiplier(hosts[index])
+        return multipliers
+
+
+class HostAttributeWeigher(BatchHostWeigher):
+    """A batch weigher whose raw value is the HostState attribute ``attribute``."""
+
+    attribute: str
+
+    def raw_weights(self, hosts: Sequence[HostState], spec_obj: RequestSpec) -> list[Any]:
+        value = attrgetter(self.attribute)
+        return [value(host_state) for host_state in hosts]

@@ -3,12 +3,12 @@
 from __future__ import annotations
 
 from nova_reshape.scheduler.errors import ComputeHostMetricNotFound, OrphanedObjectError
-from nova_reshape.scheduler.weights.base import BaseHostWeigher
+from nova_reshape.scheduler.weights.base import BatchHostWeigher
 
 MAX_PCI_DEVICES = 100
 
 
-class _SoftAffinityBase(BaseHostWeigher):
+class _SoftAffinityBase(BatchHostWeigher):
     policy_name = ""
     sign = 1
 
@@ -36,7 +36,7 @@ class ServerGroupSoftAntiAffinityWeigher(_SoftAffinityBase):
     sign = -1
 
 
-class CrossCellWeigher(BaseHostWeigher):
+class CrossCellWeigher(BatchHostWeigher):
     """Cross-cell moves: +1 in the requested cell, -1 elsewhere, else 0 for all."""
 
     multiplier_option = "cross_cell_move_weight_multiplier"
@@ -50,7 +50,7 @@ class CrossCellWeigher(BaseHostWeigher):
         return [1 if host.cell_uuid == wanted else -1 for host in hosts]
 
 
-class PCIWeigher(BaseHostWeigher):
+class PCIWeigher(BatchHostWeigher):
     """``100 - min(free PCI devices, 99)``: keeps PCI hosts free, stacks PCI requests."""
 
     multiplier_option = "pci_weight_multiplier"
@@ -61,7 +61,7 @@ class PCIWeigher(BaseHostWeigher):
                 if host.pci_stats and host.pci_stats.pools else top for host in hosts]
 
 
-class MetricsWeigher(BaseHostWeigher):
+class MetricsWeigher(BatchHostWeigher):
     """``sum(metric value * ratio)`` over ``[metrics] weight_setting``.
 
     A missing metric raises ComputeHostMetricNotFound when
@@ -94,7 +94,7 @@ class MetricsWeigher(BaseHostWeigher):
         return value
 
 
-class ImagePropertiesWeigher(BaseHostWeigher):
+class ImagePropertiesWeigher(BatchHostWeigher):
     """Hosts whose instances share image properties with the request win.
 
     Counts ``(property, str(value))`` pairs of the host's instances' images

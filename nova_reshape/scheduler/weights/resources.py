@@ -1,16 +1,16 @@
 """Weighers over host counters: RAM, CPU, disk, I/O, instances, version, failures.
 
-Each states its raw value once: a HostState ``attribute`` or a list-at-once
-``raw_weights`` (no method call per host on large host lists); the base
-class derives ``_weigh_object`` from either.
+Each states its raw value once: a HostState ``attribute``
+(``HostAttributeWeigher``) or a list-at-once ``raw_weights``
+(``BatchHostWeigher``), so large host lists cost no method call per host.
 """
 
 from __future__ import annotations
 
-from nova_reshape.scheduler.weights.base import BaseHostWeigher
+from nova_reshape.scheduler.weights.base import BatchHostWeigher, HostAttributeWeigher
 
 
-class RAMWeigher(BaseHostWeigher):
+class RAMWeigher(HostAttributeWeigher):
     """Free RAM in MB (no allocation ratio). Spreads by default."""
 
     minval = 0
@@ -18,7 +18,7 @@ class RAMWeigher(BaseHostWeigher):
     attribute = "free_ram_mb"
 
 
-class CPUWeigher(BaseHostWeigher):
+class CPUWeigher(BatchHostWeigher):
     """Free vCPUs: ``vcpus_total * cpu_allocation_ratio - vcpus_used``."""
 
     minval = 0
@@ -28,7 +28,7 @@ class CPUWeigher(BaseHostWeigher):
         return [h.vcpus_total * h.cpu_allocation_ratio - h.vcpus_used for h in hosts]
 
 
-class DiskWeigher(BaseHostWeigher):
+class DiskWeigher(HostAttributeWeigher):
     """Free disk in MB (``min(free_disk_gb, disk_available_least) * 1024``)."""
 
     minval = 0
@@ -36,7 +36,7 @@ class DiskWeigher(BaseHostWeigher):
     attribute = "free_disk_mb"
 
 
-class IoOpsWeigher(BaseHostWeigher):
+class IoOpsWeigher(HostAttributeWeigher):
     """Concurrent I/O-heavy operations; the default multiplier -1.0 prefers idle hosts."""
 
     minval = 0
@@ -44,14 +44,14 @@ class IoOpsWeigher(BaseHostWeigher):
     attribute = "num_io_ops"
 
 
-class NumInstancesWeigher(BaseHostWeigher):
+class NumInstancesWeigher(HostAttributeWeigher):
     """Instance count (from compute stats); multiplier 0.0 by default."""
 
     multiplier_option = "num_instances_weight_multiplier"
     attribute = "num_instances"
 
 
-class HypervisorVersionWeigher(BaseHostWeigher):
+class HypervisorVersionWeigher(BatchHostWeigher):
     """Integer hypervisor version (0 when unknown): newer hosts win."""
 
     multiplier_option = "hypervisor_version_weight_multiplier"
@@ -60,7 +60,7 @@ class HypervisorVersionWeigher(BaseHostWeigher):
         return [host.hypervisor_version or 0 for host in hosts]
 
 
-class BuildFailureWeigher(BaseHostWeigher):
+class BuildFailureWeigher(HostAttributeWeigher):
     """Recent failed builds, with the multiplier negated (default 1e6)."""
 
     multiplier_option = "build_failure_weight_multiplier"

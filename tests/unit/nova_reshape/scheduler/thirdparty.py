@@ -1,4 +1,4 @@
-"""A third-party filter and weigher loaded by dotted path in the pipeline tests."""
+"""Third-party plug-ins written only against nova's methods, loaded by dotted path in tests."""
 
 from __future__ import annotations
 

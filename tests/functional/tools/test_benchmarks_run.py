@@ -1,0 +1,126 @@
+"""Every benchmark in tools/ runs at its smallest size and prints its figures.
+
+A benchmark is timed by hand, so nothing else notices when one stops
+running (bench_scheduler.py once failed every request it generated). Each
+case runs one ``tools/bench_*.py`` in a subprocess, as an operator would,
+and checks that it exits 0 and prints each of its figures. The figures'
+values are never compared with anything: at these sizes a time says nothing.
+
+SQLite cases always run; the PostgreSQL and MariaDB cases run when the
+suite's variables name a server (tests/fixtures/databases.py). The shared
+benchmark kit that ``bench_candidates_limit.py`` drives is not in this
+repository: that case runs when ``NOVA_RESHAPE_BENCH_DIR`` names it (with
+the kit's project venv set up as the tool's docstring says, or the kit's
+``BENCH_PROJECT_VENV`` naming this checkout's venv).
+"""
+
+from __future__ import annotations
+
+import os
+import pathlib
+import re
+import subprocess
+import sys
+from dataclasses import dataclass
+
+import pytest
+
+from tests.fixtures.databases import ENV_MYSQL, ENV_POSTGRESQL
+
+ROOT = pathlib.Path(__file__).resolve().parents[3]
+TOOLS = ROOT / "tools"
+ENV_BENCH_DIR = "NOVA_RESHAPE_BENCH_DIR"
+NUMBER = r"-?[0-9]+(?:\.[0-9]+)?"
+#: Seconds one benchmark may take at its smallest size before the test gives up.
+TIMEOUT = 120
+#: What each gating variable names, for the skip reason.
+NEEDED = {ENV_POSTGRESQL: "a PostgreSQL server URL", ENV_MYSQL: "a MariaDB server URL",
+          ENV_BENCH_DIR: "the shared benchmark kit's folder (its --bench-dir)"}
+
+
+@dataclass(frozen=True)
+class Bench:
+    """One benchmark run: its script, smallest-size arguments, what it must print."""
+
+    script: str
+    args: tuple[str, ...]
+    #: Regular expressions (multi-line) that stdout must each match: the figures.
+    figures: tuple[str, ...]
+    #: Environment variable naming what the run needs (a server URL, the kit), if any.
+    needs: str | None = None
+    #: Where it runs, for the test id and the skip reason.
+    on: str = "sqlite"
+
+    @property
+    def id(self) -> str:
+        return f"{self.script.removesuffix('.py')}-{self.on}"
+
+
+def _json_figures(*keys: str) -> tuple[str, ...]:
+    return tuple(rf'"{key}": {NUMBER}' for key in keys)
+
+
+MIGRATE = ("--nodes", "4", "--gpus", "2", "--instances", "2")
+MIGRATE_FIGURES = _json_figures("migrate_seconds", "cpu_ms_per_node",
+                                "placement_calls_per_node", "peak_rss_mb") + (
+    r'"outcome": \{\s*"migrated": 4\s*\}',)
+KILLED = (*MIGRATE, "--kill-after", "1")
+KILLED_FIGURES = (r'"every_tree_root_plus_one_per_gpu": true', r'"third_run": \{')
+ALLOCATIONS = ("--workers", "1", "--clients", "2", "--providers", "2", "--seconds", "2",
+               "--claims", "10", "--children", "2", "--consumers", "2", "--rounds", "1")
+ALLOCATIONS_FIGURES = _json_figures("claims_per_s", "median_ms", "max_ms")
+
+
+def _on(variable: str) -> tuple[str, ...]:
+    """``--server`` arguments naming the server of ``variable`` (empty when unset)."""
+    return ("--server", os.environ.get(variable, ""))
+
+
+BENCHES = [
+    # Two runs: the second is where reused hosts once broke every request.
+    Bench("bench_scheduler.py", ("--sizes", "50", "--repeat", "2"),
+          (rf"^\s+50\s+{NUMBER} ms\s+{NUMBER} ms\s+{NUMBER}\s+\d+/\d+$",)),
+    Bench("bench_scheduler_placement.py", ("--hosts", "10", "--repeat", "1"),
+          (rf"candidates query: best\s+{NUMBER} ms",
+           rf"select_destinations: best\s+{NUMBER} ms")),
+    Bench("bench_explain_live.py", ("--hosts", "10", "--repeat", "1", "--nova-database"),
+          (rf"reasons pass: best\s+{NUMBER} ms", rf"whole explain: best\s+{NUMBER} ms",
+           rf"with nova DB: best\s+{NUMBER} ms")),
+    Bench("bench_transport.py", ("--rounds", "2"),
+          _json_figures("intercept_cpu_ms_per_call", "wsgi_cpu_ms_per_call")),
+    Bench("bench_migrate.py", MIGRATE, MIGRATE_FIGURES),
+    Bench("bench_migrate_killed.py", KILLED, KILLED_FIGURES),
+    Bench("bench_allocations.py", ("--engine", "sqlite", *ALLOCATIONS), ALLOCATIONS_FIGURES),
+    Bench("bench_migrate.py", (*MIGRATE, "--engine", "postgresql", *_on(ENV_POSTGRESQL)),
+          MIGRATE_FIGURES, ENV_POSTGRESQL, "postgresql"),
+    Bench("bench_migrate_killed.py", (*KILLED, "--engine", "postgresql", *_on(ENV_POSTGRESQL)),
+          KILLED_FIGURES, ENV_POSTGRESQL, "postgresql"),
+    Bench("bench_allocations.py", ("--engine", "postgresql", "--server-url",
+                                   os.environ.get(ENV_POSTGRESQL, ""), *ALLOCATIONS),
+          ALLOCATIONS_FIGURES, ENV_POSTGRESQL, "postgresql"),
+    Bench("bench_migrate.py", (*MIGRATE, "--engine", "mysql", *_on(ENV_MYSQL)),
+          MIGRATE_FIGURES, ENV_MYSQL, "mysql"),
+    Bench("bench_candidates_limit.py", ("--bench-dir", os.environ.get(ENV_BENCH_DIR, ""),
+                                        "--count", "10", "--limits", "5", "--samples", "1",
+                                        "--warmup", "0"),
+          (r'"bench_load_and_checks_ok": true', rf'"median_s": {NUMBER}'), ENV_BENCH_DIR,
+          "benchmark-kit"),
+]
+
+
+def test_every_benchmark_script_has_a_case() -> None:
+    scripts = {path.name for path in TOOLS.glob("bench_*.py")}
+    assert scripts == {bench.script for bench in BENCHES}
+
+
+@pytest.mark.parametrize("bench", BENCHES, ids=lambda bench: bench.id)
+def test_benchmark_runs_at_its_smallest_size(bench: Bench) -> None:
+    if bench.needs and not os.environ.get(bench.needs):
+        pytest.skip(f"{bench.script} on {bench.on} runs only when {bench.needs} names "
+                    f"{NEEDED[bench.needs]}")
+    done = subprocess.run([sys.executable, str(TOOLS / bench.script), *bench.args],
+                          cwd=ROOT, capture_output=True, text=True, timeout=TIMEOUT,
+                          check=False)
+    assert done.returncode == 0, done.stdout[-2000:] + done.stderr[-2000:]
+    for figure in bench.figures:
+        assert re.search(figure, done.stdout, re.MULTILINE), (figure, done.stdout[-2000:])
