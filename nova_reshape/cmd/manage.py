@@ -281,8 +281,8 @@ def write_json(results: Sequence[migrate.NodeResult], code: int, dry_run: bool,
 def print_nova_config(hosts: Sequence[Any], options: releases.DriverOptions,
                       out: TextIO) -> int:
     """``--print-nova-config``: the target's nova.conf per node (completed from nova.conf)."""
-    run = migrate.Migration(None, hosts, options=options)
-    out.write(conf_check.render_config(list(run.nodes.values()), options.target))
+    nodes, _ = migrate.with_nova_conf(nodes_of(hosts), options)
+    out.write(conf_check.render_config(list(nodes.values()), options.target))
     return EXIT_OK
 
 
@@ -303,15 +303,14 @@ def migrate_compute_inventory(args: argparse.Namespace, out: TextIO, err: TextIO
         err.write(NUMA_WARNING.format(number=options.target.number))
     workers = args.workers or parallel.auto_workers(
         sum(not node.is_ironic for node in nodes_of(hosts).values()))
-    show = show_for(args.format, args.dry_run, args.verbose)
+    settings = migrate.Settings(dry_run=args.dry_run, options=options,
+                                show=show_for(args.format, args.dry_run, args.verbose))
     if workers > 1:
-        results = parallel.ParallelMigration(opener, hosts, workers, dry_run=args.dry_run,
-                                             progress=progress, options=options,
-                                             show=show).run()
+        results = parallel.ParallelMigration(opener, hosts, workers, settings,
+                                             progress=progress).run()
     else:
         with opener() as placement:
-            results = migrate.Migration(placement, hosts, dry_run=args.dry_run,
-                                        progress=progress, options=options, show=show).run()
+            results = migrate.Migration(placement, hosts, settings, progress=progress).run()
     code = exit_code(results)
     if args.format == "json":
         write_json(results, code, args.dry_run, out)
