@@ -274,11 +274,11 @@ class Migration:
             result.moves = list(simulation.moves)
         result.calls += self.placement.calls - start
         result.writes = self.placement.writes - writes
-        simulation, prepared.simulation = prepared.simulation, None
+        last_planned, prepared.simulation = prepared.simulation, None
         if result.status in (MIGRATED, UPDATED):
             self._settle(self.writer.checked())
             return
-        self._show(result, simulation)
+        self._show(result, last_planned)
         self._finish(result)
 
     def _execute(self, prepared: _Prepared,
