@@ -21,10 +21,8 @@ import os
 import socket
 from typing import Any, TextIO
 
+from nova_reshape.cmd.refusal import EXIT_OK, PROGRAM, ExitClass, Refusal
 from nova_reshape.hostfacts import collect, collected, output
-
-EXIT_OK, EXIT_BAD_INPUT = 0, 2
-PROGRAM = "nova-reshape-manage"
 
 
 def add_parser(categories: Any) -> None:
@@ -47,13 +45,12 @@ def add_parser(categories: Any) -> None:
 
 
 def host_collect(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
+    """The command; a :class:`Refusal` for a missing directory or an unwritable output."""
     if not os.path.isdir(args.sysfs_root):
-        err.write(f"{PROGRAM}: error: --sysfs-root {args.sysfs_root}: not a directory\n")
-        return EXIT_BAD_INPUT
+        raise Refusal(ExitClass.BAD_INPUT, f"--sysfs-root {args.sysfs_root}: not a directory")
     if args.libvirt_xml_dir and not os.path.isdir(args.libvirt_xml_dir):
-        err.write(f"{PROGRAM}: error: --libvirt-xml-dir {args.libvirt_xml_dir}: "
-                  "not a directory\n")
-        return EXIT_BAD_INPUT
+        raise Refusal(ExitClass.BAD_INPUT,
+                      f"--libvirt-xml-dir {args.libvirt_xml_dir}: not a directory")
     host = args.host or socket.gethostname()
     result = collect.collect(host, args.sysfs_root, args.libvirt_xml_dir)
     path = args.output
@@ -66,8 +63,7 @@ def host_collect(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     try:
         output.write_atomically(path, comment + collected.dump(result))
     except OSError as error:
-        err.write(f"{PROGRAM}: error: {path}: {error.strerror or error}\n")
-        return EXIT_BAD_INPUT
+        raise Refusal(ExitClass.BAD_INPUT, f"{path}: {error.strerror or error}") from error
     for problem in result.errors:
         err.write(f"{PROGRAM}: warning: {problem}\n")
     out.write(f"{path}: {len(result.gpus)} GPU(s), {len(result.mdevs)} mediated device(s), "

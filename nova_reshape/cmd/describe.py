@@ -20,6 +20,7 @@ import argparse
 import os
 from typing import Any, TextIO
 
+from nova_reshape.cmd.refusal import EXIT_OK, PROGRAM, ExitClass, Refusal, database_refusal
 from nova_reshape.hostfacts import collected as collected_mod
 from nova_reshape.hostfacts import describe, output
 from nova_reshape.nova.conf.compute import load_nova_conf
@@ -27,9 +28,6 @@ from nova_reshape.nova.errors import NovaConfError
 from nova_reshape.novadb import cyborg, reader
 from nova_reshape.novadb.readonly import BadDatabaseURL, DatabaseReadError, display_url
 from nova_reshape.virt.host import HostDescriptionError, parse_host
-
-EXIT_OK, EXIT_FAILED, EXIT_BAD_INPUT = 0, 1, 2
-PROGRAM = "nova-reshape-manage"
 
 
 def add_parser(actions: Any) -> None:
@@ -53,38 +51,29 @@ def add_parser(actions: Any) -> None:
     parser.set_defaults(run=describe_hosts, verbose=False)
 
 
-def database_error(error: BadDatabaseURL | DatabaseReadError, err: TextIO) -> int:
-    """One line for a database nova-reshape could not read; the exit status."""
-    err.write(f"{PROGRAM}: error: {error}\n")
-    return EXIT_BAD_INPUT if isinstance(error, BadDatabaseURL) else EXIT_FAILED
-
-
 def describe_hosts(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
+    """The command; what cannot be read or written raised as a :class:`Refusal`."""
     try:
         return _describe_hosts(args, out, err)
     except (BadDatabaseURL, DatabaseReadError) as error:
-        return database_error(error, err)
+        raise database_refusal(error) from error
     except (HostDescriptionError, NovaConfError) as error:
-        err.write(f"{PROGRAM}: error: {error}\n")
-        return EXIT_BAD_INPUT
+        raise Refusal(ExitClass.BAD_INPUT, str(error)) from error
     except OSError as error:
-        err.write(f"{PROGRAM}: error: {error.filename or args.output}: "
-                  f"{error.strerror or error}\n")
-        return EXIT_BAD_INPUT
+        raise Refusal(ExitClass.BAD_INPUT, f"{error.filename or args.output}: "
+                      f"{error.strerror or error}") from error
 
 
 def _describe_hosts(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     if os.path.exists(args.output) and not os.path.isdir(args.output):
-        err.write(f"{PROGRAM}: error: --output {args.output}: not a directory\n")
-        return EXIT_BAD_INPUT
+        raise Refusal(ExitClass.BAD_INPUT, f"--output {args.output}: not a directory")
     conf = load_nova_conf(args.nova_configs) if args.nova_configs else None
     collected = collected_mod.load_collected_dir(args.collected) if args.collected else {}
     snapshot = reader.read_cell(args.nova_database, args.hosts)
     missing = describe.unknown_hosts(args.hosts, snapshot)
     if missing:
-        err.write(f"{PROGRAM}: error: no compute node of host {', '.join(missing)} in the "
-                  "nova database\n")
-        return EXIT_BAD_INPUT
+        raise Refusal(ExitClass.BAD_INPUT, f"no compute node of host {', '.join(missing)} "
+                      "in the nova database")
     accelerators = cyborg.read_cyborg(args.cyborg_database) if args.cyborg_database else None
     for host in describe.collected_without_nova(collected, snapshot):
         if not args.hosts:

@@ -11,33 +11,19 @@ docs/migrate-compute-inventory.md.
 
 from __future__ import annotations
 
-import argparse
 import dataclasses
-import json
-from typing import Any, TextIO
+from typing import TextIO
 
-from nova_reshape.cmd.describe import database_error
+from nova_reshape.cmd import output
+from nova_reshape.cmd.refusal import ExitClass, Refusal, database_refusal
+from nova_reshape.cmd.request import MigrateRequest, NovaDatabase, OutputFormat
 from nova_reshape.compute.preflight import Finding
 from nova_reshape.hostfacts import collected as collected_mod
 from nova_reshape.hostfacts import conflicts, describe
 from nova_reshape.nova.conf.compute import NovaConf
 from nova_reshape.novadb import cyborg, reader
 from nova_reshape.novadb.readonly import BadDatabaseURL, DatabaseReadError, display_url
-from nova_reshape.virt.host import Host, parse_host
-
-EXIT_REFUSED = 3
-
-
-def add_arguments(parser: argparse.ArgumentParser, sources: Any) -> None:
-    """The migration's options for describing in memory; ``sources`` is the group that
-    makes ``--nova-database`` and ``--host-file`` exclusive."""
-    sources.add_argument("--nova-database", metavar="URL",
-                         help="describe the hosts from nova's cell database (read only) "
-                         "instead of host files")
-    parser.add_argument("--collected", metavar="DIR",
-                        help="with --nova-database: files written by 'host collect'")
-    parser.add_argument("--cyborg-database", metavar="URL",
-                        help="with --nova-database: Cyborg's database (read only)")
+from nova_reshape.virt.host import Host, HostDescriptionError, parse_host
 
 
 @dataclasses.dataclass
@@ -71,38 +57,25 @@ def describe_all(nova_database: str, collected_dir: str | None, cyborg_database:
     return Described(hosts=hosts, sources=sources, findings=findings)
 
 
-def hosts_from_nova(args: argparse.Namespace, conf: NovaConf | None, out: TextIO,
-                    err: TextIO) -> list[Host] | int:
-    """The described hosts, or the exit status when they cannot or must not be migrated."""
+def read_described(source: NovaDatabase, conf: NovaConf | None) -> Described:
+    """:func:`describe_all` of ``source``; what cannot be read raised as a :class:`Refusal`."""
     try:
-        described = describe_all(args.nova_database, args.collected, args.cyborg_database,
-                                 conf)
+        return describe_all(source.url, source.collected, source.cyborg_database, conf)
     except (BadDatabaseURL, DatabaseReadError) as error:
-        return database_error(error, err)
-    if args.dry_run and args.format == "text":
-        write_sources(described.sources, out)
+        raise database_refusal(error) from error
+    except HostDescriptionError as error:
+        raise Refusal(ExitClass.BAD_INPUT, str(error)) from error
+
+
+def hosts_from_nova(request: MigrateRequest, source: NovaDatabase, conf: NovaConf | None,
+                    out: TextIO) -> list[Host]:
+    """The hosts ``source`` describes (with ``--dry-run`` in text, each node's facts
+    and their sources printed first); a :class:`Refusal` when they cannot be read
+    or their sources disagree (nothing is written)."""
+    described = read_described(source, conf)
+    if request.dry_run and request.output_format == OutputFormat.TEXT:
+        output.write_sources(described.sources, out)
     if described.findings:
-        write_refusal(described.findings, args.dry_run, args.format, out)
-        return EXIT_REFUSED
+        raise Refusal(ExitClass.REFUSED, f"{len(described.findings)} conflict(s) between the "
+                      "sources; nothing written", described.findings)
     return described.hosts
-
-
-def write_refusal(findings: list[Finding], dry_run: bool, output_format: str,
-                  out: TextIO) -> None:
-    """The conflicts, one line each (text) or as the JSON report's findings."""
-    if output_format == "json":
-        json.dump({"dry_run": dry_run, "exit_code": EXIT_REFUSED,
-                   "findings": [finding.as_dict() for finding in findings]}, out, indent=2)
-        out.write("\n")
-        return
-    for finding in findings:
-        out.write(f"{finding}\n")
-    out.write(f"refused: {len(findings)} conflict(s) between the sources; nothing written\n")
-
-
-def write_sources(sources: dict[str, dict[str, list[str]]], out: TextIO) -> None:
-    """Per node, each fact and where it came from."""
-    for nodename, facts in sources.items():
-        out.write(f"{nodename}: facts from\n")
-        for fact, names in facts.items():
-            out.write(f"  {fact}: {', '.join(names)}\n")

@@ -6,7 +6,7 @@ read, then inventory, traits and aggregates per provider, then the
 allocations of every consumer).
 
 In-process on the database (:func:`~nova_reshape.transport.direct.on_database`)
-the whole plan is ONE call,
+the whole plan is ONE call (:func:`write_in_transaction`),
 :meth:`~nova_reshape.transport.base.TreeWriter.apply_tree_change`, which
 writes it in one database transaction with the same object functions and
 checks the API requests below run (see
@@ -15,8 +15,8 @@ leaves the node either as it was or fully written. A stale generation is
 :class:`~nova_reshape.exception.PlacementReshapeConflict`, as for the
 reshaper.
 
-Over the API (no such call) the plan is the sequence of requests, in this
-order:
+Over the API (no such call) the plan is the sequence of requests
+(:class:`RestPlanWriter`), in this order:
 
 1. the custom traits and resource classes the plan uses that the run has
    not yet seen exist (once per run, ``PUT /traits/{name}``,
@@ -38,7 +38,8 @@ idempotent or guarded by a generation, so a run killed between any two of
 them is completed by running again (the next check plans what is left).
 
 Calls for a node: 1 in-process; over the API ``creates + trait/aggregate
-changes + 1`` (plus deletes). 0 for an empty plan.
+changes + 1`` (plus deletes). The run writes no empty plan: an unchanged node
+costs no call.
 """
 
 from __future__ import annotations
@@ -59,7 +60,6 @@ from nova_reshape.report_base import (
     error_of,
 )
 from nova_reshape.transport.base import Placement, TreeWriter
-from nova_reshape.transport.direct import on_database
 from placement_wsgi import errors as placement_errors
 from placement_wsgi.objects.allocation import ConsumerAllocations
 from placement_wsgi.objects.inventory_record import Inventory
@@ -71,47 +71,46 @@ CUSTOM_PREFIX = "CUSTOM_"
 CONSUMER_KEYS = ("consumer_generation", "project_id", "user_id")
 
 
-class PlanExecutor:
-    """Writes node plans through ``placement``.
+def generations_of(plan: NodePlan, tree: ProviderTree) -> dict[str, int]:
+    """provider uuid -> generation as read, for every provider of the plan's node."""
+    return {rp: tree.data(rp).generation for rp in tree.get_provider_uuids(plan.nodename)}
+
+
+def write_in_transaction(writer: TreeWriter, plan: NodePlan, tree: ProviderTree,
+                         allocations: Mapping[str, Any],
+                         check: Callable[[NodeState], None]) -> None:
+    """Write ``plan`` (made from ``tree`` and ``allocations`` as read) in one call,
+    one database transaction, in-process on the database.
+
+    ``check`` is given the node as the write leaves it, inside the write's
+    transaction, before commit: what it raises rolls the write back and
+    reaches the caller. Raises what :func:`apply_change` raises.
+    """
+    apply_change(writer, tree_change(plan, generations_of(plan, tree), allocations),
+                 plan.reshape, TreeCheck(plan.root, lambda state: check(node_state(state))))
+
+
+class RestPlanWriter:
+    """Writes node plans through ``placement`` as the sequence of API requests.
 
     ``known``: names of custom traits and resource classes confirmed to
     exist, shared by every node of the run (nothing in the run deletes one).
-    ``tree_writer``: ``placement`` itself when it is in-process on the
-    database (each plan is then one call), else None (the REST sequence).
     """
 
     def __init__(self, placement: Placement, known: set[str] | None = None) -> None:
         self.placement = placement
         self.known = known if known is not None else set()
-        self.tree_writer: TreeWriter | None = (
-            placement if on_database(placement) is not None
-            and isinstance(placement, TreeWriter) else None)
 
-    def execute(self, plan: NodePlan, tree: ProviderTree,
-                allocations: Mapping[str, Any],
-                check: Callable[[NodeState], None] | None = None) -> bool:
+    def write(self, plan: NodePlan, tree: ProviderTree,
+              allocations: Mapping[str, Any]) -> None:
         """Write ``plan``, made from ``tree`` and ``allocations`` as read.
-
-        In-process on the database, ``check`` is given the node's tree as the
-        write leaves it, inside the write's transaction: what it raises rolls
-        the write back and reaches the caller. Returns whether ``check`` ran
-        that way (over HTTP it does not: the caller reads the node back).
 
         Raises :class:`~nova_reshape.exception.PlacementReshapeConflict` or
         :class:`~nova_reshape.exception.ResourceProviderUpdateConflict` when
         Placement changed since the read (a generation conflict), another
         Nova exception for any other refusal.
         """
-        if plan.empty:
-            return False
-        generations = {rp: tree.data(rp).generation
-                       for rp in tree.get_provider_uuids(plan.nodename)}
-        if self.tree_writer is not None:
-            in_transaction = None if check is None else TreeCheck(
-                plan.root, lambda state: check(node_state(state)))
-            apply_change(self.tree_writer, tree_change(plan, generations, allocations),
-                         plan.reshape, in_transaction)
-            return check is not None
+        generations = generations_of(plan, tree)
         self._ensure_custom(
             "/traits/{}", "1.6",
             (trait for traits in plan.traits.values() for trait in traits))
@@ -137,7 +136,6 @@ class PlanExecutor:
             response = self.placement.delete(f"/resource_providers/{rp}")
             if not response and response.status_code != 404:
                 raise exception.ResourceProviderDeletionFailed(uuid=rp)
-        return False
 
     def _ensure_custom(self, url: str, version: str, names: Iterable[str]) -> None:
         for name in sorted({n for n in names if n.startswith(CUSTOM_PREFIX)} - self.known):

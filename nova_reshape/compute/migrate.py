@@ -12,7 +12,8 @@ It goes in two phases:
 1. **Read and check** every node (nothing written): find its root provider
    in one listing of all providers, read its tree and allocations (in
    batches straight from the database when the transport is in-process on
-   it, else through a report client per node over the API), run the
+   it, else through a report client per node over the API: the run's
+   :mod:`~nova_reshape.compute.readers`), run the
    pre-flight (:mod:`nova_reshape.compute.preflight`), which simulates the
    reshape on copies and yields the node's plan. Any finding stops the run
    here. Each node is then reduced to its compact result
@@ -20,7 +21,7 @@ It goes in two phases:
    findings, moves, counts; the rendered trees and plan only when the
    report shows them) and its trees are dropped, so memory does not grow
    with the number of nodes beyond that record.
-2. **Write** in batches (:attr:`Migration.batch_size` nodes, the bulk
+2. **Write** in batches (:attr:`Settings.batch_size` nodes, the bulk
    reader's batch by default): the batch's nodes are read again (one bulk
    read in-process, a read per node over the API) and planned again (a
    node that no longer passes the check fails), then written one by one
@@ -28,7 +29,8 @@ It goes in two phases:
    After a generation conflict the node is read, planned and written again,
    as nova's resource tracker retries. Each written node is checked against
    the invariants (:mod:`nova_reshape.compute.invariants`) and its plan
-   (:mod:`nova_reshape.compute.readback`): in-process inside its write's
+   (:mod:`nova_reshape.compute.readback`) by the run's writer, chosen once
+   (:mod:`nova_reshape.compute.writers`): in-process inside its write's
    transaction, before commit, so a write that breaks them is rolled back
    and the run stops at that node with nothing of it written; over the API
    the batch's written nodes are read back afterwards and a violation stops
@@ -49,12 +51,10 @@ from __future__ import annotations
 
 import dataclasses
 import logging
-from collections.abc import Callable, Collection, Iterable, Iterator, Mapping, Sequence
-from typing import Any
+from collections.abc import Callable, Collection, Iterable, Sequence
 
 from nova_reshape import exception
-from nova_reshape.compute import conf_check, invariants, preflight, readback
-from nova_reshape.compute.execute import PlanExecutor
+from nova_reshape.compute import conf_check, invariants, preflight
 from nova_reshape.compute.node_result import (
     CONFLICT,
     FAILED,
@@ -74,12 +74,13 @@ from nova_reshape.compute.node_result import (
     Show,
     summarize,
 )
+from nova_reshape.compute.readers import reader_for
 from nova_reshape.compute.resource_tracker import CONFLICT_ATTEMPTS
-from nova_reshape.compute.tree_source import BulkReader, NodeState, node_states
+from nova_reshape.compute.tree_source import BulkReader, NodeState
+from nova_reshape.compute.writers import Checked, WrittenNode, writer_for
 from nova_reshape.provider_tree import ProviderTree
-from nova_reshape.report import SchedulerReportClient
+from nova_reshape.transport.base import Placement
 from nova_reshape.transport.counting import CountingTransport as CountingPlacement
-from nova_reshape.transport.direct import on_database
 from nova_reshape.virt.described import DescribedDriver, nodes_of, shims_for
 from nova_reshape.virt.host import Host, Node
 from nova_reshape.virt.releases import DriverOptions
@@ -89,10 +90,36 @@ LOG = logging.getLogger(__name__)
 
 #: The run, and the per-node records re-exported from :mod:`~nova_reshape.compute.node_result`.
 __all__ = [
-    "Migration", "Progress", "NodeStatus", "SKIPPED", "UNCHANGED", "MIGRATED", "UPDATED",
-    "WOULD_MIGRATE", "WOULD_UPDATE", "REFUSED", "NOT_RUN", "CONFLICT", "FAILED", "INVARIANT",
-    "STOPPING", "NodeResult", "Show", "Finished", "summarize",
+    "Migration", "Settings", "Progress", "NodeStatus", "SKIPPED", "UNCHANGED", "MIGRATED",
+    "UPDATED", "WOULD_MIGRATE", "WOULD_UPDATE", "REFUSED", "NOT_RUN", "CONFLICT", "FAILED",
+    "INVARIANT", "STOPPING", "NodeResult", "Show", "Finished", "summarize",
 ]
+
+#: A generation conflict: the node is read, planned and written again.
+_CONFLICTS = (exception.PlacementReshapeConflict, exception.ResourceProviderUpdateConflict)
+
+
+@dataclasses.dataclass(frozen=True)
+class Settings:
+    """What a run does, as the operator asked; the same for every worker of a
+    parallel run (so it pickles: ``show`` is a module-level function or a
+    ``functools.partial`` of one).
+
+    ``dry_run``: check and plan, write nothing. ``options``: the target
+    release (whose reshapes are the ones done) and the operator's switches.
+    ``batch_size``: nodes written between two read-backs (and read in one
+    bulk read before their write). ``show`` renders each node's detail for
+    the report (see :data:`Show`); None: no detail.
+    """
+
+    dry_run: bool = False
+    options: DriverOptions = DriverOptions()
+    batch_size: int = DEFAULT_BATCH_SIZE
+    show: Show | None = None
+
+    def __post_init__(self) -> None:
+        if self.batch_size < 1:
+            raise ValueError(f"batch_size must be at least 1, not {self.batch_size}")
 
 
 @dataclasses.dataclass
@@ -104,11 +131,8 @@ class _Prepared:
     result: NodeResult
     #: Whether the check planned any write (else the node is unchanged, no call).
     changes: bool
-    #: The plan being written; set in the write phase for the node's batch only.
+    #: The plan last made for the write; set in the write phase, for the node being written.
     simulation: preflight.Simulation | None = None
-    #: The node as its write left it, checked inside the write's transaction
-    #: (in-process); None when it is still to be read back.
-    checked: NodeState | None = None
 
 
 Progress = Callable[[str, int, int], None]
@@ -117,74 +141,52 @@ Progress = Callable[[str, int, int], None]
 class Migration:
     """One ``migrate_compute_inventory`` run over ``hosts`` through ``placement``.
 
-    ``placement``: a transport (PlacementDirect's client or
-    :func:`~nova_reshape.placement_client.http_placement`). ``progress`` is
-    called as ``progress(phase, done, total)``. ``verify`` checks each
-    written node against the invariants and its plan (in-process inside its
-    write's transaction, over the API by reading it back). ``options`` names the
-    target release (whose reshapes are the ones done) and the operator's
-    switches. ``bulk`` reads trees in batches from the database (default:
-    ``placement`` itself when it is an ``open_direct`` transport); without
-    it every node is read through the API. ``batch_size``: nodes written
-    between two read-backs (and read in one bulk read before their write).
-    ``show`` renders each node's detail for the report (see :data:`Show`);
-    ``finished`` is called with each node's result once it is final.
+    ``placement``: a transport (``open_direct``'s, or
+    :func:`~nova_reshape.transport.http_placement`'s). ``settings``:
+    see :class:`Settings`. ``only``: the node names this run handles (one
+    worker's share of a parallel run; default all). ``progress`` is called
+    as ``progress(phase, done, total)``; ``finished`` with each node's
+    result once it is final. ``bulk`` reads trees in batches from the
+    database (default: ``placement`` itself when it is in-process on it).
+
+    The reader and the writer are chosen here, once
+    (:func:`~nova_reshape.compute.readers.reader_for`,
+    :func:`~nova_reshape.compute.writers.writer_for`).
     """
 
-    def __init__(self, placement: Any, hosts: Iterable[Host], dry_run: bool = False,
-                 progress: Progress | None = None, verify: bool = True,
-                 only: Collection[str] | None = None,
-                 options: DriverOptions | None = None,
-                 bulk: BulkReader | None = None, batch_size: int = DEFAULT_BATCH_SIZE,
-                 show: Show | None = None, finished: Finished | None = None) -> None:
+    def __init__(self, placement: Placement, hosts: Iterable[Host],
+                 settings: Settings = Settings(), *, only: Collection[str] | None = None,
+                 progress: Progress | None = None, finished: Finished | None = None,
+                 bulk: BulkReader | None = None) -> None:
         self.placement = CountingPlacement(placement)
         self.hosts = list(hosts)
-        self.options = options or DriverOptions()
-        #: nodename -> disagreements between its host file and nova.conf.
-        self.conf_findings: dict[str, list[preflight.Finding]] = {}
-        self.nodes = self._with_nova_conf(nodes_of(self.hosts))
-        #: The nodes this run handles (all of them unless ``only`` names some:
-        #: one worker's share of a parallel run).
+        self.settings = settings
+        self.options = settings.options
+        #: The described nodes completed from nova.conf; per node name, where
+        #: its host file and nova.conf disagree.
+        self.nodes, self.conf_findings = with_nova_conf(nodes_of(self.hosts), self.options)
+        #: The nodes this run handles (all of them unless ``only`` names some).
         self.mine = [node for name, node in self.nodes.items() if only is None or name in only]
         self._prepared: list[_Prepared] = []
-        self.dry_run = dry_run
         self.progress = progress or (lambda phase, done, total: None)
-        self.verify = verify
-        if batch_size < 1:
-            raise ValueError(f"batch_size must be at least 1, not {batch_size}")
-        self.batch_size = batch_size
-        self.show = show
         self.finished = finished or (lambda result: None)
         self.driver = DescribedDriver(self.nodes, shims_for(self.options), self.options)
         self.results: list[NodeResult] = []
-        #: Reads trees in batches from the database (None: per node through the API).
-        self.bulk: BulkReader | None = bulk if bulk is not None else on_database(placement)
-        #: Writes each node's plan (knows which custom traits and classes exist).
-        self.executor = PlanExecutor(self.placement)
+        #: Reads trees and allocations (in bulk on the database, else per node).
+        self.reader = reader_for(self.placement, bulk, settings.batch_size)
+        #: Writes each node's plan and hands it back checked.
+        self.writer = writer_for(self.placement, self.reader)
         self._done = 0
         self._calls_seen = 0
-
-    def _with_nova_conf(self, nodes: dict[str, Node]) -> dict[str, Node]:
-        """The nodes completed from nova.conf (when given); disagreements noted."""
-        conf = self.options.nova_conf
-        if conf is None:
-            return nodes
-        merged = {}
-        for name, node in nodes.items():
-            if node.is_ironic:
-                merged[name] = node
-                continue
-            merged[name], self.conf_findings[name] = conf_check.merge_node(
-                node, conf, self.options.target)
-        return merged
 
     def _finish(self, result: NodeResult) -> None:
         self.finished(result)
 
     def _show(self, result: NodeResult, simulation: preflight.Simulation | None,
               tree_after: ProviderTree | None = None) -> None:
-        if self.show is not None and simulation is not None:
-            result.detail = self.show(result, simulation, tree_after)
+        show = self.settings.show
+        if show is not None and simulation is not None:
+            result.detail = show(result, simulation, tree_after)
 
     # -- reading -----------------------------------------------------------------
 
@@ -196,25 +198,10 @@ class Migration:
                         f"{response.text}")
         return preflight.Listing(response.json()["resource_providers"])
 
-    def _read(self, roots: Sequence[str], names: Mapping[str, str]) -> Iterator[NodeState]:
-        """Each root's tree and allocations: in batches from the database when the
-        transport is in-process on it, else through a report client per node. A
-        root the bulk read skips (not a root provider) is read as nova would."""
-        missing = dict.fromkeys(roots)
-        if self.bulk is not None:
-            for state in node_states(self.bulk, list(missing), self.batch_size):
-                missing.pop(state.root, None)
-                yield state
-        for root in missing:
-            report = SchedulerReportClient(self.placement)
-            tree = report.get_provider_tree_and_ensure_root(None, root, name=names[root])
-            yield NodeState(root, tree,
-                            report.get_allocations_for_provider_tree(None, names[root]))
-
     def _read_batch(self, items: Sequence[_Prepared]) -> dict[str, NodeState]:
         """root -> state of the nodes of ``items``, in one bulk read when in-process."""
         names = {item.root: item.node.nodename for item in items}
-        return {state.root: state for state in self._read(list(names), names)}
+        return {state.root: state for state in self.reader.read(names)}
 
     # -- phase 1 -----------------------------------------------------------------
 
@@ -251,17 +238,17 @@ class Migration:
         prepared.simulation = fresh
         return fresh
 
-    def _write(self, prepared: _Prepared, state: NodeState | None) -> bool:
+    def _write(self, prepared: _Prepared, state: NodeState | None) -> None:
         """Plan the node again from ``state`` (read just before) and write it.
 
-        Whether it was written and still has to be read back (not checked in
-        its transaction).
+        A node written is final once the writer hands it back checked
+        (:meth:`_settle`); any other outcome is final here.
         """
         result = prepared.result
         if not prepared.changes:
             result.status = UNCHANGED  # nothing to write: no call at all
             self._finish(result)
-            return False
+            return
         start, writes = self.placement.calls, self.placement.writes
         try:
             if state is None:
@@ -271,14 +258,13 @@ class Migration:
                 result.status, result.moves = UNCHANGED, []
                 self._show(result, simulation)
                 self._finish(result)
-                return False
+                return
             simulation = self._execute(prepared, simulation)
         except invariants.InvariantsBroken as error:
             result.status, result.violations = INVARIANT, error.violations
             result.error = ("the write broke the invariants and was rolled back: nothing of "
                             "this node was written")
-        except (exception.PlacementReshapeConflict,
-                exception.ResourceProviderUpdateConflict) as error:
+        except _CONFLICTS as error:
             result.status, result.error = CONFLICT, str(error)
         except Exception as error:  # noqa: BLE001 - reported per node, run stops
             LOG.debug("node %s failed", prepared.node.nodename, exc_info=True)
@@ -288,69 +274,44 @@ class Migration:
             result.moves = list(simulation.moves)
         result.calls += self.placement.calls - start
         result.writes = self.placement.writes - writes
-        if result.status in (MIGRATED, UPDATED) and prepared.checked is None:
-            return True
-        self._show(result, prepared.simulation,
-                   prepared.checked.tree if prepared.checked is not None else None)
-        prepared.checked = None
-        prepared.simulation = None
+        last_planned, prepared.simulation = prepared.simulation, None
+        if result.status in (MIGRATED, UPDATED):
+            self._settle(self.writer.checked())
+            return
+        self._show(result, last_planned)
         self._finish(result)
-        return False
 
     def _execute(self, prepared: _Prepared,
                  simulation: preflight.Simulation) -> preflight.Simulation:
         """Write the node's plan; after a generation conflict read, plan and write
         again from what Placement holds, as nova's resource tracker does, up to
-        :data:`CONFLICT_ATTEMPTS` times. The simulation that was written."""
-        node = prepared.node
-        for attempt in range(1, CONFLICT_ATTEMPTS + 1):
-            checked = self._checker(prepared, simulation) if self.verify else None
+        :data:`CONFLICT_ATTEMPTS` times (the last conflict reaches the caller).
+        The simulation that was written."""
+        for attempt in range(1, CONFLICT_ATTEMPTS):
             try:
-                if not self.executor.execute(simulation.plan, simulation.tree_before,
-                                             simulation.allocations_before, checked):
-                    prepared.checked = None
+                self.writer.write(self._written(prepared, simulation))
                 return simulation
-            except (exception.PlacementReshapeConflict,
-                    exception.ResourceProviderUpdateConflict) as error:
-                if attempt == CONFLICT_ATTEMPTS:
-                    raise
+            except _CONFLICTS as error:
                 LOG.info("Conflict writing node %s (attempt %d of %d), planning again "
-                         "from fresh data: %s", node.nodename, attempt, CONFLICT_ATTEMPTS,
-                         error)
+                         "from fresh data: %s", prepared.node.nodename, attempt,
+                         CONFLICT_ATTEMPTS, error)
             state = self._read_batch([prepared])[prepared.root]
             simulation = self._plan_again(prepared, state, "after a conflict")
-        raise AssertionError("unreachable")
+        self.writer.write(self._written(prepared, simulation))
+        return simulation
 
     @staticmethod
-    def _checker(prepared: _Prepared,
-                 simulation: preflight.Simulation) -> Callable[[NodeState], None]:
-        """The check of the node as ``simulation``'s write leaves it: invariants and
-        plan (:func:`readback.violations`). In-process it runs inside the write's
-        transaction, so a write that breaks them is rolled back, and the node
-        needs no read-back afterwards (kept as :attr:`_Prepared.checked`)."""
-        def check(state: NodeState) -> None:
-            found = readback.violations(prepared.node.nodename, simulation,
-                                        simulation.moves, state)
-            if found:
-                raise invariants.InvariantsBroken(found)
-            prepared.checked = state
-        return check
+    def _written(prepared: _Prepared, simulation: preflight.Simulation) -> WrittenNode:
+        return WrittenNode(prepared.node.nodename, prepared.root, simulation, prepared.result)
 
-    def _check_written(self, written: Sequence[_Prepared]) -> None:
-        """Read the written nodes back (one bulk read when in-process) and check
-        each against the invariants and its plan; their results are then final."""
-        states = self._read_batch(written) if self.verify and written else {}
-        for prepared in written:
-            result, simulation = prepared.result, prepared.simulation
-            assert simulation is not None
-            state = states.get(prepared.root)
-            if state is not None:
-                result.violations = readback.violations(prepared.node.nodename, simulation,
-                                                        result.moves, state)
-                if result.violations:
-                    result.status = INVARIANT
-            self._show(result, simulation, state.tree if state is not None else None)
-            prepared.simulation = None
+    def _settle(self, checked: Iterable[Checked]) -> None:
+        """Written nodes handed back checked by the writer: their results are final."""
+        for node, violations, tree in checked:
+            result = node.result
+            result.violations = violations
+            if violations:
+                result.status = INVARIANT
+            self._show(result, node.simulation, tree)
             self._finish(result)
 
     # -- the run -----------------------------------------------------------------
@@ -378,7 +339,7 @@ class Migration:
         self.check()
         if self.refused:
             self.abandon()
-        elif self.dry_run:
+        elif self.settings.dry_run:
             self.keep()
         else:
             self.write()
@@ -392,7 +353,7 @@ class Migration:
         """Phase 1: read and check every node; nothing is written.
 
         One listing resolves every node's root; the trees are then read
-        (in batches when the transport allows, see :meth:`_read`) and each
+        (in batches when the transport allows, see :attr:`reader`) and each
         node planned as its tree arrives and reduced to its compact result,
         so no more than a batch of trees is held at once.
         """
@@ -416,7 +377,7 @@ class Migration:
                 continue
             by_root.setdefault(root, []).append((node, result))
         names = {root: nodes[0][0].nodename for root, nodes in by_root.items()}
-        for state in self._read(list(by_root), names):
+        for state in self.reader.read(names):
             self._prepare_all(by_root.pop(state.root), state, listing, len(work))
 
     def _prepare_all(self, nodes: list[tuple[Node, NodeResult]], state: NodeState,
@@ -450,7 +411,7 @@ class Migration:
             self._finish(item.result)
 
     def write(self, stop: Callable[[], bool] = lambda: False) -> None:
-        """Phase 2: write the checked nodes in batches of :attr:`batch_size`.
+        """Phase 2: write the checked nodes in batches of :attr:`Settings.batch_size`.
 
         Each batch's nodes are read in one bulk read (when in-process),
         planned again from what was read (a node that no longer passes the
@@ -464,8 +425,9 @@ class Migration:
         """
         prepared, self._prepared = self._prepared, []
         written_so_far = 0
-        for start in range(0, len(prepared), self.batch_size):
-            batch = prepared[start:start + self.batch_size]
+        size = self.settings.batch_size
+        for start in range(0, len(prepared), size):
+            batch = prepared[start:start + size]
             handled = self._write_batch(batch, stop, written_so_far, len(prepared))
             written_so_far += handled
             if handled < len(batch) or any(item.result.status in STOPPING for item in batch):
@@ -476,17 +438,31 @@ class Migration:
                      done: int, total: int) -> int:
         """Write ``batch`` (see :meth:`write`); how many of its nodes were handled."""
         states = self._read_batch([item for item in batch if item.changes])
-        written: list[_Prepared] = []
         handled = 0
         for item in batch:
             if stop():
                 break
-            if self._write(item, states.get(item.root)):
-                written.append(item)
+            self._write(item, states.get(item.root))
             handled += 1
             self.progress("migrate", done + handled, total)
             if item.result.status in STOPPING:
                 break
         states.clear()
-        self._check_written(written)
+        self._settle(self.writer.end_batch())
         return handled
+
+
+def with_nova_conf(nodes: dict[str, Node], options: DriverOptions,
+                   ) -> tuple[dict[str, Node], dict[str, list[preflight.Finding]]]:
+    """``nodes`` completed from ``options.nova_conf`` (when given), and per node
+    name where its description and nova.conf disagree (ironic nodes untouched)."""
+    conf = options.nova_conf
+    if conf is None:
+        return nodes, {}
+    merged, findings = {}, {}
+    for name, node in nodes.items():
+        if node.is_ironic:
+            merged[name] = node
+            continue
+        merged[name], findings[name] = conf_check.merge_node(node, conf, options.target)
+    return merged, findings

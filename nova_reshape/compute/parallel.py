@@ -40,7 +40,6 @@ from nova_reshape import exception
 from nova_reshape.compute import migrate
 from nova_reshape.virt.described import nodes_of
 from nova_reshape.virt.host import Host
-from nova_reshape.virt.releases import DriverOptions
 
 #: Opens a transport in a worker; must pickle (a module-level function or a
 #: ``functools.partial`` of one), since workers are spawned, not forked.
@@ -105,10 +104,9 @@ class Verdict(enum.StrEnum):
     KEEP = "keep"
 
 
-def _worker(opener: Opener, hosts: list[Host], names: list[str], dry_run: bool,
-            verify: bool, connection: multiprocessing.connection.Connection,
-            stop_flag: Any, parent: int, options: DriverOptions,
-            show: migrate.Show | None = None) -> None:
+def _worker(opener: Opener, hosts: list[Host], names: list[str], settings: migrate.Settings,
+            connection: multiprocessing.connection.Connection, stop_flag: Any,
+            parent: int) -> None:
     """One worker's whole life: check, wait for the verdict, write, report."""
     def progress(phase: str, done: int, total: int) -> None:
         connection.send(Progress(phase))
@@ -123,9 +121,8 @@ def _worker(opener: Opener, hosts: list[Host], names: list[str], dry_run: bool,
 
     try:
         with opener() as placement:
-            run = migrate.Migration(placement, hosts, dry_run=dry_run, progress=progress,
-                                    verify=verify, only=set(names), options=options,
-                                    show=show, finished=finished)
+            run = migrate.Migration(placement, hosts, settings, only=set(names),
+                                    progress=progress, finished=finished)
             run.check()
             connection.send(Checked(run.refused, run.pending))
             match connection.recv():
@@ -157,24 +154,21 @@ def _portable(error: BaseException) -> BaseException:
 class ParallelMigration:
     """A :class:`~nova_reshape.compute.migrate.Migration` over ``workers`` processes.
 
-    ``opener`` opens one transport per worker (see :data:`Opener`); the
-    other arguments are the Migration's. :meth:`run` returns the same
-    results, in the same order, as a single-process run would.
+    ``opener`` opens one transport per worker (see :data:`Opener`);
+    ``settings`` and ``progress`` are the Migration's (``settings`` goes to
+    every worker). :meth:`run` returns the same results, in the same order,
+    as a single-process run would.
     """
 
     def __init__(self, opener: Opener, hosts: Iterable[Host], workers: int,
-                 dry_run: bool = False, progress: migrate.Progress | None = None,
-                 verify: bool = True, options: DriverOptions | None = None,
-                 show: migrate.Show | None = None) -> None:
-        self.options = options or DriverOptions()
+                 settings: migrate.Settings = migrate.Settings(), *,
+                 progress: migrate.Progress | None = None) -> None:
+        self.settings = settings
         self.opener = opener
         self.hosts = list(hosts)
         self.nodes = nodes_of(self.hosts)
         self.workers = max(1, workers)
-        self.dry_run = dry_run
         self.progress = progress or (lambda phase, done, total: None)
-        self.verify = verify
-        self.show = show
         self.calls = 0
 
     def shares(self) -> list[list[str]]:
@@ -199,8 +193,8 @@ class ParallelMigration:
             ours, theirs = context.Pipe()
             process = context.Process(
                 target=_worker, name="nova-reshape-migrate-worker", daemon=True,
-                args=(self.opener, self.hosts_of(share), share, self.dry_run, self.verify, theirs,
-                      stop_flag, os.getpid(), self.options, self.show))
+                args=(self.opener, self.hosts_of(share), share, self.settings, theirs,
+                      stop_flag, os.getpid()))
             process.start()
             theirs.close()
             pipes.append(ours)
@@ -218,7 +212,7 @@ class ParallelMigration:
 
     def _conduct(self, pipes: Sequence[multiprocessing.connection.Connection],
                  stop_flag: Any) -> list[migrate.NodeResult]:
-        conductor = _Conductor(pipes, stop_flag, self.progress, self.dry_run,
+        conductor = _Conductor(pipes, stop_flag, self.progress, self.settings.dry_run,
                                to_check=sum(not node.is_ironic for node in self.nodes.values()))
         results = conductor.follow()
         self.calls = conductor.calls

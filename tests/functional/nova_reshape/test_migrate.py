@@ -30,8 +30,8 @@ def deployment(raw_placement, tmp_path):
     return out
 
 
-def _run(placement, out, **kwargs):
-    return migrate.Migration(placement, load_hosts([out]), **kwargs).run()
+def _run(placement, out, **settings):
+    return migrate.Migration(placement, load_hosts([out]), migrate.Settings(**settings)).run()
 
 
 def _statuses(results):
@@ -223,15 +223,16 @@ def _kinds_held(value, seen=None) -> set[type]:
 def test_results_keep_no_trees_or_simulations(placement, deployment, dry_run):
     """A run keeps a compact record per node: without a ``show`` no tree and no
     simulation survives the node; with the text ``show`` only drawn lines."""
-    run = migrate.Migration(placement, load_hosts([deployment]), dry_run=dry_run)
+    run = migrate.Migration(placement, load_hosts([deployment]),
+                            migrate.Settings(dry_run=dry_run))
     results = run.run()
     assert {r.status for r in results} == {"would-migrate" if dry_run else "migrated",
                                            "skipped"}
     kinds = _kinds_held(results)
     assert not kinds & {ProviderTree, preflight.Simulation, NodePlan}, kinds
     assert all(r.detail is None for r in results) and run.pending == 0
-    shown = migrate.Migration(placement, load_hosts([deployment]), dry_run=True,
-                              show=render.node_text).run()
+    shown = migrate.Migration(placement, load_hosts([deployment]),
+                              migrate.Settings(dry_run=True, show=render.node_text)).run()
     assert not _kinds_held(shown) & {ProviderTree, preflight.Simulation, NodePlan}
     assert all(isinstance(line, str) for r in shown if r.detail for line in r.detail)
     assert any(line.strip() == "after:" for line in shown[0].detail)

@@ -50,8 +50,8 @@ class _RequestsOnly(Transport):
 def _run(db_url, out, requests_only: bool = False):
     with open_direct(make_conf(db_url)) as direct:
         counting = CountingTransport(_RequestsOnly(direct) if requests_only else direct)
-        run = migrate.Migration(counting, load_hosts([out]), bulk=direct,
-                                show=shown_simulation)
+        run = migrate.Migration(counting, load_hosts([out]),
+                                migrate.Settings(show=shown_simulation), bulk=direct)
         return run.run(), counting.calls
 
 
@@ -128,7 +128,7 @@ def test_a_write_off_the_plan_is_caught_in_its_transaction_and_rolled_back(db_ur
     before = _tables(db_url)
     with open_direct(make_conf(db_url)) as direct:
         results = migrate.Migration(_LosingOneGpu(direct), load_hosts([out]),
-                                    bulk=direct, batch_size=HOSTS).run()
+                                    migrate.Settings(batch_size=HOSTS), bulk=direct).run()
     first = results[0]
     assert first.status == "invariant-violated"
     codes = {violation.code for violation in first.violations}
@@ -143,8 +143,8 @@ def test_over_http_the_read_back_catches_a_write_off_the_plan(db_url, tmp_path):
     out = _deployment(db_url, tmp_path, gpus=1)
     with open_direct(make_conf(db_url)) as direct:
         broken = _ReshaperLosingOneGpu(direct)
-        results = migrate.Migration(broken, load_hosts([out]), bulk=direct,
-                                    batch_size=1).run()
+        results = migrate.Migration(broken, load_hosts([out]),
+                                    migrate.Settings(batch_size=1), bulk=direct).run()
     first = results[0]
     assert first.status == "invariant-violated"
     codes = {violation.code for violation in first.violations}
@@ -217,8 +217,8 @@ def test_each_write_batch_is_read_once_and_checked_in_its_transactions(db_url, t
     out = _deployment(db_url, tmp_path, gpus=1)
     with open_direct(make_conf(db_url)) as direct:
         reader = _RecordingReads(direct)
-        results = migrate.Migration(direct, load_hosts([out]), bulk=reader,
-                                    batch_size=batch_size).run()
+        results = migrate.Migration(direct, load_hosts([out]),
+                                    migrate.Settings(batch_size=batch_size), bulk=reader).run()
     written = [r.root for r in results if r.status == "migrated"]
     assert len(written) == HOSTS - 1
     batches = [written[start:start + batch_size]

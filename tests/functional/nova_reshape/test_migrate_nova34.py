@@ -56,7 +56,7 @@ def _root(seed, inventory, traits=("COMPUTE_NODE",), aggregates=()):
 
 def _run(placement, path, **options):
     return migrate.Migration(placement, load_hosts([path]),
-                             options=DriverOptions(**options)).run()
+                             migrate.Settings(options=DriverOptions(**options))).run()
 
 
 def _held(seed, consumer):
@@ -239,8 +239,8 @@ def test_all_cases_on_one_node_and_the_dry_run_plan_is_what_is_written(placement
                                                                        write_host):
     path, fpga_name = _all_in_one(seed, write_host)
     placement.reset()
-    [dry] = migrate.Migration(placement, load_hosts([path]), dry_run=True,
-                              show=helpers.shown_simulation).run()
+    [dry] = migrate.Migration(placement, load_hosts([path]), migrate.Settings(
+        dry_run=True, show=helpers.shown_simulation)).run()
     assert dry.status == "would-migrate" and placement.writes() == []
     plan = dry.detail.plan
 

@@ -1,0 +1,70 @@
+"""Why a ``nova-reshape-manage`` command stops before it is done, and its exit status.
+
+Readers (command line, configuration, host files, nova's database) and the
+commands raise one exception type, :class:`Refusal`: an exit class and the
+one line to print. ``main()`` (:mod:`nova_reshape.cmd.manage`) prints it and
+maps the class to the exit status by :data:`EXIT_CODES`, the one table.
+"""
+
+from __future__ import annotations
+
+import enum
+from collections.abc import Sequence
+
+from nova_reshape.compute.preflight import Finding
+from nova_reshape.novadb.readonly import BadDatabaseURL, DatabaseReadError
+
+#: The command's name, which every line it prints about itself starts with.
+PROGRAM = "nova-reshape-manage"
+
+EXIT_OK = 0
+EXIT_FAILED = 1
+EXIT_BAD_INPUT = 2
+EXIT_REFUSED = 3
+EXIT_CONFLICT = 4
+EXIT_INVARIANT = 5
+
+
+class ExitClass(enum.Enum):
+    """What kind of stop a refusal is."""
+
+    #: Something could not be read or reached (a database, Placement, a file
+    #: being written); running again is safe.
+    FAILED = "failed"
+    #: The command line, a configuration or a description is unusable.
+    BAD_INPUT = "bad-input"
+    #: The inputs were read and disagree: nothing was written (the findings say why).
+    REFUSED = "refused"
+
+
+#: The exit status of each class of refusal.
+EXIT_CODES: dict[ExitClass, int] = {
+    ExitClass.FAILED: EXIT_FAILED,
+    ExitClass.BAD_INPUT: EXIT_BAD_INPUT,
+    ExitClass.REFUSED: EXIT_REFUSED,
+}
+
+
+class Refusal(Exception):
+    """The command stops: ``exit_class`` and the one-line ``message``.
+
+    ``findings``: for :attr:`ExitClass.REFUSED`, the lines that say why (the
+    output prints them before the message, or as its JSON document).
+    """
+
+    def __init__(self, exit_class: ExitClass, message: str,
+                 findings: Sequence[Finding] = ()) -> None:
+        super().__init__(message)
+        self.exit_class = exit_class
+        self.message = message
+        self.findings = list(findings)
+
+    @property
+    def exit_code(self) -> int:
+        return EXIT_CODES[self.exit_class]
+
+
+def database_refusal(error: BadDatabaseURL | DatabaseReadError) -> Refusal:
+    """A database nova-reshape could not read: bad input for a bad URL, else failed."""
+    exit_class = ExitClass.BAD_INPUT if isinstance(error, BadDatabaseURL) else ExitClass.FAILED
+    return Refusal(exit_class, str(error))

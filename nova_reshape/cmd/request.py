@@ -1,0 +1,193 @@
+"""``placement migrate_compute_inventory``: its arguments and the typed request made of them.
+
+:func:`add_parser` declares the command line; :meth:`MigrateRequest.from_args`
+turns the parsed arguments into one frozen :class:`MigrateRequest`, once.
+Everything below the command's entry takes that request, never the
+argparse namespace. Building it reads nothing: files, databases and
+Placement are read by the readers that take it.
+"""
+
+from __future__ import annotations
+
+import argparse
+import dataclasses
+import enum
+from typing import Any
+
+from nova_reshape.compute import parallel
+from nova_reshape.virt import releases
+
+
+class OutputFormat(enum.StrEnum):
+    """``--format``."""
+
+    TEXT = "text"
+    JSON = "json"
+
+
+@dataclasses.dataclass(frozen=True)
+class PlacementAccess:
+    """How to reach Placement: ``--config-file`` (in-process on its database) or
+    ``--placement-url`` with ``--token`` and ``--header`` (as given, unchecked)."""
+
+    config_files: tuple[str, ...] = ()
+    url: str | None = None
+    token: str | None = None
+    headers: tuple[str, ...] = ()
+
+
+@dataclasses.dataclass(frozen=True)
+class HostFiles:
+    """``--host-file`` paths: host description files or directories of them."""
+
+    paths: tuple[str, ...]
+
+
+@dataclasses.dataclass(frozen=True)
+class NovaDatabase:
+    """``--nova-database``: describe the hosts from nova's cell database, with
+    ``--collected`` and ``--cyborg-database``."""
+
+    url: str
+    collected: str | None = None
+    cyborg_database: str | None = None
+
+
+#: Where the hosts are described.
+HostSource = HostFiles | NovaDatabase
+
+
+@dataclasses.dataclass(frozen=True)
+class MigrateRequest:
+    """One ``migrate_compute_inventory`` invocation, as the operator asked it."""
+
+    placement: PlacementAccess
+    hosts: HostSource
+    #: ``--nova-config`` files (later ones win), read by the command.
+    nova_configs: tuple[str, ...] = ()
+    target: releases.Release = releases.DEFAULT_TARGET
+    numa_in_placement: bool = False
+    allow_vgpu_mismatch: bool = False
+    dry_run: bool = False
+    verbose: bool = False
+    output_format: OutputFormat = OutputFormat.TEXT
+    #: ``--progress``: bars even when stderr is no terminal or the output is JSON.
+    progress: bool = False
+    #: ``--workers``; None: chosen from the number of nodes.
+    workers: int | None = None
+    print_nova_config: bool = False
+
+    @classmethod
+    def from_args(cls, args: argparse.Namespace) -> MigrateRequest:
+        """The request of arguments parsed by a parser :func:`add_parser` built."""
+        return cls(
+            placement=PlacementAccess(
+                config_files=(*args.config_files, *args.sub_config_files),
+                url=args.placement_url, token=args.token, headers=tuple(args.headers)),
+            hosts=(NovaDatabase(args.nova_database, args.collected, args.cyborg_database)
+                   if args.nova_database else HostFiles(tuple(args.host_files))),
+            nova_configs=tuple(args.nova_configs), target=args.target_release,
+            numa_in_placement=args.numa_in_placement,
+            allow_vgpu_mismatch=args.allow_vgpu_mismatch, dry_run=args.dry_run,
+            verbose=args.verbose, output_format=OutputFormat(args.format),
+            progress=args.progress, workers=args.workers,
+            print_nova_config=args.print_nova_config)
+
+    @property
+    def detailed(self) -> bool:
+        """Whether the text report draws each node's trees, moves and plan."""
+        return self.dry_run or self.verbose
+
+
+def add_parser(actions: Any) -> argparse.ArgumentParser:
+    """Register ``placement migrate_compute_inventory`` under the placement category."""
+    parser = actions.add_parser(
+        "migrate_compute_inventory",
+        help="move every described node's inventory and allocations to the nested shape")
+    _add_placement_arguments(parser)
+    _add_host_arguments(parser)
+    parser.add_argument("--dry-run", action="store_true",
+                        help="check and show each node's trees and allocation moves; "
+                        "change nothing")
+    parser.add_argument("--verbose", "-v", action="store_true",
+                        help="show trees and moves of every node, and log progress")
+    parser.add_argument("--format", choices=[str(f) for f in OutputFormat], default="text",
+                        help="output format (default text)")
+    parser.add_argument(
+        "--workers", type=_workers, metavar="N",
+        help="worker processes migrating nodes side by side (default: one per CPU and "
+        f"per {parallel.NODES_PER_WORKER} nodes, at most {parallel.MAX_AUTO_WORKERS})")
+    parser.add_argument("--progress", action="store_true",
+                        help="show progress bars even when stderr is not a "
+                        "terminal or with --format json")
+    _add_target_arguments(parser)
+    return parser
+
+
+def _add_placement_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--config-file", action="append", metavar="FILE", dest="sub_config_files", default=[],
+        help="as the global --config-file")
+    parser.add_argument("--placement-url", metavar="URL",
+                        help="use a running Placement service instead of the database")
+    parser.add_argument("--token", metavar="TOKEN",
+                        help="x-auth-token for --placement-url")
+    parser.add_argument(
+        "--header", action="append", metavar="NAME:VALUE", dest="headers", default=[],
+        help="extra header for --placement-url, e.g. 'X-Roles: admin,service' for a "
+        "noauth2 service (the reshaper needs the service role); repeatable")
+
+
+def _add_host_arguments(parser: argparse.ArgumentParser) -> None:
+    sources = parser.add_mutually_exclusive_group(required=True)
+    sources.add_argument(
+        "--host-file", action="append", metavar="PATH", dest="host_files",
+        help="host description file, or a directory of *.yaml files; repeatable")
+    sources.add_argument("--nova-database", metavar="URL",
+                         help="describe the hosts from nova's cell database (read only) "
+                         "instead of host files")
+    parser.add_argument("--collected", metavar="DIR",
+                        help="with --nova-database: files written by 'host collect'")
+    parser.add_argument("--cyborg-database", metavar="URL",
+                        help="with --nova-database: Cyborg's database (read only)")
+
+
+def _add_target_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--target-release", type=_release, default=releases.DEFAULT_TARGET, metavar="RELEASE",
+        help="the nova release about to start (number, series or name; default "
+        f"{releases.DEFAULT_TARGET.number}, {releases.DEFAULT_TARGET.series}): only the "
+        "reshapes its compute performs are done")
+    parser.add_argument(
+        "--numa-in-placement", action="store_true",
+        help="make one child provider per NUMA cell holding its CPUs and memory (no nova "
+        "release does this; only for a driver that models NUMA in Placement)")
+    parser.add_argument(
+        "--nova-config", action="append", metavar="FILE", dest="nova_configs", default=[],
+        help="the target release's nova.conf (repeatable, later files win): fills what the "
+        "host files leave out; where they disagree the node is refused")
+    parser.add_argument(
+        "--print-nova-config", action="store_true",
+        help="print, per node, the nova.conf options the target release needs for the "
+        "migrated tree, and exit (no Placement access)")
+    parser.add_argument(
+        "--allow-vgpu-mismatch", action="store_true",
+        help="where a consumer's mediated devices do not add up to its VGPU allocation, "
+        "move what is counted (as nova does, with a warning) instead of refusing")
+
+
+def _release(value: str) -> releases.Release:
+    try:
+        return releases.find_release(value)
+    except ValueError as error:
+        raise argparse.ArgumentTypeError(str(error)) from error
+
+
+def _workers(value: str) -> int:
+    try:
+        number = int(value)
+    except ValueError:
+        number = 0
+    if number < 1:
+        raise argparse.ArgumentTypeError(f"{value!r} is not a positive number of workers")
+    return number

@@ -1,0 +1,146 @@
+"""How a migration run writes each node's plan and checks it: two writers, one protocol.
+
+Each written node is checked against the invariants and its plan
+(:func:`nova_reshape.compute.readback.violations`). When that check can run
+is what tells the writers apart:
+
+* :class:`InTransactionWriter`, in-process on the database: the plan is one
+  call, one database transaction
+  (:func:`~nova_reshape.compute.execute.write_in_transaction`), and the
+  check runs inside it, on the tree as the write leaves it, before commit.
+  A write that breaks the invariants is rolled back and raises
+  :class:`~nova_reshape.compute.invariants.InvariantsBroken`; a write that
+  returns is checked already, so nothing is read back.
+* :class:`ReadBackWriter`, over HTTP (or any transport that only passes
+  requests on): the plan is the sequence of API requests
+  (:class:`~nova_reshape.compute.execute.RestPlanWriter`); the nodes written
+  in a batch are read back once the batch is written and checked then.
+
+:func:`writer_for` chooses once, where the run is set up, by the one rule
+for "in-process on the database",
+:func:`~nova_reshape.transport.direct.on_database`.
+"""
+
+from __future__ import annotations
+
+from typing import NamedTuple, Protocol
+
+from nova_reshape.compute import invariants, preflight, readback
+from nova_reshape.compute.execute import RestPlanWriter, write_in_transaction
+from nova_reshape.compute.node_result import NodeResult
+from nova_reshape.compute.readers import NodeReader
+from nova_reshape.compute.tree_source import NodeState
+from nova_reshape.provider_tree import ProviderTree
+from nova_reshape.transport.counting import CountingTransport
+from nova_reshape.transport.direct import on_database
+
+
+class WrittenNode(NamedTuple):
+    """A node to write: its plan (``simulation.plan``, made from its state as
+    read) and the result the run completes once the node is checked."""
+
+    nodename: str
+    root: str
+    simulation: preflight.Simulation
+    result: NodeResult
+
+
+class Checked(NamedTuple):
+    """A written node and what its check found, on ``tree`` as written."""
+
+    node: WrittenNode
+    violations: list[invariants.Violation]
+    tree: ProviderTree
+
+
+class NodeWriter(Protocol):
+    """Writes nodes' plans; hands back each written node once it is checked."""
+
+    def write(self, node: WrittenNode) -> None:
+        """Write the node's plan (never an empty one).
+
+        Raises :class:`~nova_reshape.exception.PlacementReshapeConflict` or
+        :class:`~nova_reshape.exception.ResourceProviderUpdateConflict` on a
+        generation conflict (the run reads, plans and writes again),
+        :class:`~nova_reshape.compute.invariants.InvariantsBroken` when the
+        write was checked before commit and rolled back, another exception
+        for any other failure.
+        """
+        ...
+
+    def checked(self) -> list[Checked]:
+        """The written nodes whose check is known by now, each handed back once."""
+        ...
+
+    def end_batch(self) -> list[Checked]:
+        """Every written node not handed back yet, checked (the batch is written)."""
+        ...
+
+
+def _violations(node: WrittenNode, state: NodeState) -> list[invariants.Violation]:
+    return readback.violations(node.nodename, node.simulation, node.simulation.moves, state)
+
+
+class InTransactionWriter:
+    """In-process on the database: one transaction per node, checked before commit."""
+
+    def __init__(self, placement: CountingTransport) -> None:
+        self.placement = placement
+        self._checked: list[Checked] = []
+
+    def write(self, node: WrittenNode) -> None:
+        seen: list[NodeState] = []
+
+        def check(state: NodeState) -> None:
+            found = _violations(node, state)
+            if found:
+                raise invariants.InvariantsBroken(found)
+            seen.append(state)
+
+        simulation = node.simulation
+        write_in_transaction(self.placement, simulation.plan, simulation.tree_before,
+                             simulation.allocations_before, check)
+        # A transaction run again (a deadlock) checks again: the last check is the one committed.
+        self._checked.append(Checked(node, [], seen[-1].tree))
+
+    def checked(self) -> list[Checked]:
+        checked, self._checked = self._checked, []
+        return checked
+
+    def end_batch(self) -> list[Checked]:
+        return self.checked()
+
+
+class ReadBackWriter:
+    """Over the API: the request sequence per node; the batch's nodes read back after it."""
+
+    def __init__(self, placement: CountingTransport, reader: NodeReader) -> None:
+        self.rest = RestPlanWriter(placement)
+        self.reader = reader
+        self._written: list[WrittenNode] = []
+
+    def write(self, node: WrittenNode) -> None:
+        simulation = node.simulation
+        self.rest.write(simulation.plan, simulation.tree_before, simulation.allocations_before)
+        self._written.append(node)
+
+    def checked(self) -> list[Checked]:
+        return []
+
+    def end_batch(self) -> list[Checked]:
+        written, self._written = self._written, []
+        if not written:
+            return []
+        states = {state.root: state for state in self.reader.read(
+            {node.root: node.nodename for node in written})}
+        return [Checked(node, _violations(node, states[node.root]), states[node.root].tree)
+                for node in written]
+
+
+def writer_for(placement: CountingTransport, reader: NodeReader) -> NodeWriter:
+    """The run's writer: in one transaction per node when ``placement`` is
+    in-process on the database, else the request sequence read back through
+    ``reader``."""
+    if on_database(placement) is not None:
+        return InTransactionWriter(placement)
+    return ReadBackWriter(placement, reader)

@@ -1,0 +1,125 @@
+"""The run's two writers: when each hands a written node back checked, and the one choice."""
+
+from __future__ import annotations
+
+import types
+
+import pytest
+
+from nova_reshape.compute import invariants, writers
+from nova_reshape.compute.node_result import MIGRATED, NodeResult
+from nova_reshape.compute.readers import ReportClientReader
+from nova_reshape.compute.tree_source import NodeState
+from nova_reshape.provider_tree import ProviderTree
+from nova_reshape.transport import CountingTransport
+from nova_reshape.transport.direct import DirectTransport
+
+BROKEN = invariants.Violation("not_conserved", "vm", "rp", "VGPU", "lost one")
+
+
+def _node(name: str) -> writers.WrittenNode:
+    simulation = types.SimpleNamespace(plan=f"plan of {name}", tree_before=f"tree of {name}",
+                                       allocations_before={}, moves=[])
+    return writers.WrittenNode(name, f"root-{name}", simulation, NodeResult(name, MIGRATED))
+
+
+@pytest.fixture
+def violations(monkeypatch):
+    """nodename -> what the node's check finds (nothing unless set)."""
+    found: dict[str, list[invariants.Violation]] = {}
+    monkeypatch.setattr(writers, "_violations",
+                        lambda node, state: found.get(node.nodename, []))
+    return found
+
+
+@pytest.fixture
+def transactions(monkeypatch):
+    """Each in-transaction write: its plan; its check runs ``runs`` times (a
+    transaction retried after a deadlock runs it again)."""
+    written, runs, trees = [], {}, []
+
+    def write_in_transaction(writer, plan, tree, allocations, check):
+        for _ in range(runs.get(plan, 1)):
+            trees.append(ProviderTree())
+            check(NodeState(plan, trees[-1], {}))
+        written.append(plan)
+
+    monkeypatch.setattr(writers, "write_in_transaction", write_in_transaction)
+    return types.SimpleNamespace(written=written, runs=runs, trees=trees)
+
+
+def test_in_transaction_a_written_node_is_handed_back_at_once(transactions, violations):
+    writer = writers.InTransactionWriter(CountingTransport(None))
+    first, second = _node("a"), _node("b")
+    transactions.runs["plan of a"] = 2
+    writer.write(first)
+    [checked] = writer.checked()
+    assert checked.node is first and checked.violations == []
+    assert checked.tree is transactions.trees[1]  # the check of the transaction committed
+    assert writer.checked() == []
+    writer.write(second)
+    assert [c.node for c in writer.end_batch()] == [second]
+    assert transactions.written == ["plan of a", "plan of b"]
+
+
+def test_in_transaction_a_broken_write_raises_and_is_never_handed_back(transactions,
+                                                                        violations):
+    writer = writers.InTransactionWriter(CountingTransport(None))
+    violations["a"] = [BROKEN]
+    with pytest.raises(invariants.InvariantsBroken) as caught:
+        writer.write(_node("a"))
+    assert caught.value.violations == [BROKEN]
+    assert transactions.written == []
+    assert writer.checked() == writer.end_batch() == []
+
+
+class _Rest:
+    """Records the plans written as request sequences."""
+
+    def __init__(self, placement) -> None:
+        self.plans: list[str] = []
+
+    def write(self, plan, tree, allocations) -> None:
+        self.plans.append(plan)
+
+
+class _Reader:
+    """Records each read; every root reads as an empty tree."""
+
+    def __init__(self) -> None:
+        self.reads: list[dict[str, str]] = []
+
+    def read(self, names):
+        self.reads.append(dict(names))
+        for root in names:
+            yield NodeState(root, ProviderTree(), {})
+
+
+def test_read_back_checks_the_batch_with_one_read_after_it(monkeypatch, violations):
+    monkeypatch.setattr(writers, "RestPlanWriter", _Rest)
+    reader = _Reader()
+    writer = writers.ReadBackWriter(CountingTransport(None), reader)
+    assert writer.end_batch() == [] and reader.reads == []  # nothing written: no read
+    first, second = _node("a"), _node("b")
+    violations["b"] = [BROKEN]
+    writer.write(first)
+    writer.write(second)
+    assert writer.checked() == [] and reader.reads == []
+    checked = writer.end_batch()
+    assert reader.reads == [{"root-a": "a", "root-b": "b"}]
+    assert [(c.node, c.violations) for c in checked] == [(first, []), (second, [BROKEN])]
+    assert writer.rest.plans == ["plan of a", "plan of b"]
+    assert writer.end_batch() == []
+
+
+class _OnDatabase:
+    """Stands for PlacementDirect: a DirectTransport holding one is on the database."""
+
+
+def test_the_writer_is_chosen_by_whether_the_transport_is_on_the_database():
+    reader = ReportClientReader(None)
+    on_database = CountingTransport(DirectTransport(None, direct=_OnDatabase()))
+    assert isinstance(writers.writer_for(on_database, reader), writers.InTransactionWriter)
+    app_only = CountingTransport(DirectTransport(None))
+    chosen = writers.writer_for(app_only, reader)
+    assert isinstance(chosen, writers.ReadBackWriter) and chosen.reader is reader
