@@ -51,14 +51,14 @@ from nova_reshape import exception
 from nova_reshape.compute.plan import NodePlan
 from nova_reshape.compute.tree_source import NodeState, node_state
 from nova_reshape.provider_tree import ProviderTree
-from nova_reshape.report_base import (
+from nova_reshape.report import (
     AGGREGATE_GENERATION_VERSION,
     ALLOW_RESERVED_EQUAL_TOTAL_INVENTORY_VERSION,
     POST_RPS_RETURNS_PAYLOAD_API_VERSION,
     RESHAPER_VERSION,
     error_of,
 )
-from nova_reshape.transport.base import Placement, TreeWriter
+from nova_reshape.transport.base import Transport, TreeWriter
 from nova_reshape.transport.direct import on_database
 from placement_wsgi import errors as placement_errors
 from placement_wsgi.objects.allocation import ConsumerAllocations
@@ -80,7 +80,7 @@ class PlanExecutor:
     database (each plan is then one call), else None (the REST sequence).
     """
 
-    def __init__(self, placement: Placement, known: set[str] | None = None) -> None:
+    def __init__(self, placement: Transport, known: set[str] | None = None) -> None:
         self.placement = placement
         self.known = known if known is not None else set()
         self.tree_writer: TreeWriter | None = (

@@ -118,7 +118,7 @@ class Migration:
     """One ``migrate_compute_inventory`` run over ``hosts`` through ``placement``.
 
     ``placement``: a transport (PlacementDirect's client or
-    :func:`~nova_reshape.placement_client.http_placement`). ``progress`` is
+    :func:`~nova_reshape.transport.http_placement`). ``progress`` is
     called as ``progress(phase, done, total)``. ``verify`` checks each
     written node against the invariants and its plan (in-process inside its
     write's transaction, over the API by reading it back). ``options`` names the

@@ -11,14 +11,14 @@ from __future__ import annotations
 
 import threading
 import uuid
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from typing import Any
 from wsgiref import simple_server
 
 import pytest
 
-from nova_reshape.placement_client import http_placement
 from nova_reshape.report import SchedulerReportClient
+from nova_reshape.transport import JsonBody, Placement, Response, Transport, http_placement
 from placement_wsgi import deploy
 from placement_wsgi.cmd.api import QuietHandler, ThreadingWSGIServer
 from placement_wsgi.direct import PlacementDirect
@@ -34,38 +34,24 @@ class SilentHandler(QuietHandler):
         pass
 
 
-class Recorder:
+class Recorder(Transport):
     """Wraps a placement transport and records (method, url, microversion, json)."""
 
-    def __init__(self, placement: Any) -> None:
+    def __init__(self, placement: Placement) -> None:
+        super().__init__()
         self.placement = placement
         self.calls: list[tuple[str, str, str | None, Any]] = []
         #: Called as hook(method, url) before each request (tests inject races).
         self.before: Any = None
 
-    def _call(self, method: str, url: str, json: Any = None, microversion: str | None = None,
-              headers: Any = None) -> Any:
+    def request(self, method: str, url: str, json: JsonBody = None,
+                microversion: str | None = None,
+                headers: Mapping[str, str] | None = None) -> Response:
         if self.before is not None:
             self.before(method, url)
         self.calls.append((method, url, microversion, json))
-        return getattr(self.placement, method.lower())(
-            url, json=json, microversion=microversion, headers=headers)
-
-    def get(self, url: str, json: Any = None, microversion: str | None = None,
-            headers: Any = None) -> Any:
-        return self._call("GET", url, json, microversion, headers)
-
-    def put(self, url: str, json: Any = None, microversion: str | None = None,
-            headers: Any = None) -> Any:
-        return self._call("PUT", url, json, microversion, headers)
-
-    def post(self, url: str, json: Any = None, microversion: str | None = None,
-             headers: Any = None) -> Any:
-        return self._call("POST", url, json, microversion, headers)
-
-    def delete(self, url: str, json: Any = None, microversion: str | None = None,
-               headers: Any = None) -> Any:
-        return self._call("DELETE", url, json, microversion, headers)
+        return self.placement.request(method, url, json=json, microversion=microversion,
+                                      headers=headers)
 
     def writes(self) -> list[tuple[str, str]]:
         """(method, path) of every non-GET request so far."""

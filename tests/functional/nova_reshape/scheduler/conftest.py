@@ -3,44 +3,34 @@
 from __future__ import annotations
 
 import contextlib
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Mapping
 from typing import Any
 
 from nova_reshape.report import SchedulerReportClient
 from nova_reshape.scheduler.config import SchedulerConfig
 from nova_reshape.scheduler.manager import SchedulerManager
+from nova_reshape.transport import JsonBody, Placement, Response, Transport
 from placement_wsgi.direct import PlacementDirect
 from tests.fixtures.config import make_conf
 
 
-class Recording:
+class Recording(Transport):
     """A transport wrapper recording ``(method, url, microversion)``; ``before`` hook."""
 
-    def __init__(self, placement: Any) -> None:
+    def __init__(self, placement: Placement) -> None:
+        super().__init__()
         self.placement = placement
         self.calls: list[tuple[str, str, str | None]] = []
         self.before: Callable[[str, str], None] | None = None
 
-    def _call(self, method: str, url: str, json: Any = None, microversion: str | None = None,
-              headers: Any = None) -> Any:
+    def request(self, method: str, url: str, json: JsonBody = None,
+                microversion: str | None = None,
+                headers: Mapping[str, str] | None = None) -> Response:
         if self.before is not None:
             self.before(method, url)
         self.calls.append((method, url, microversion))
-        return getattr(self.placement, method.lower())(url, json=json,
-                                                       microversion=microversion,
-                                                       headers=headers)
-
-    def get(self, url: str, **kwargs: Any) -> Any:
-        return self._call("GET", url, **kwargs)
-
-    def put(self, url: str, **kwargs: Any) -> Any:
-        return self._call("PUT", url, **kwargs)
-
-    def post(self, url: str, **kwargs: Any) -> Any:
-        return self._call("POST", url, **kwargs)
-
-    def delete(self, url: str, **kwargs: Any) -> Any:
-        return self._call("DELETE", url, **kwargs)
+        return self.placement.request(method, url, json=json, microversion=microversion,
+                                      headers=headers)
 
     def urls(self, method: str, prefix: str = "") -> list[str]:
         return [url for m, url, _ in self.calls if m == method and url.startswith(prefix)]
