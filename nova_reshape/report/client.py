@@ -91,17 +91,21 @@ class SchedulerReportClient:
     # -- nova's raw requests (url, data, version, context) --------------------------
 
     def get(self, url: str, version: str | None = None, context: object = None) -> Response:
+        """See :meth:`PlacementSession.get`."""
         return self.session.get(url, version=version, context=context)
 
     def put(self, url: str, data: JsonBody, version: str | None = None,
             context: object = None) -> Response:
+        """See :meth:`PlacementSession.put`."""
         return self.session.put(url, data, version=version, context=context)
 
     def post(self, url: str, data: JsonBody, version: str | None = None,
              context: object = None) -> Response:
+        """See :meth:`PlacementSession.post`."""
         return self.session.post(url, data, version=version, context=context)
 
     def delete(self, url: str, version: str | None = None, context: object = None) -> Response:
+        """See :meth:`PlacementSession.delete`."""
         return self.session.delete(url, version=version, context=context)
 
     # -- the provider cache ---------------------------------------------------------
@@ -126,27 +130,33 @@ class SchedulerReportClient:
     # -- provider reads (see Providers) -----------------------------------------------
 
     def get_providers_in_tree(self, context: object, uuid: str) -> list[ProviderRecord]:
+        """See :meth:`Providers.get_providers_in_tree`."""
         return self.providers.get_providers_in_tree(context, uuid)
 
     def get_provider_by_name(self, context: object, name: str) -> ProviderRecord:
+        """See :meth:`Providers.get_provider_by_name`."""
         return self.providers.get_provider_by_name(context, name)
 
     def get_provider_traits(self, context: object, rp_uuid: str) -> TraitInfo:
+        """See :meth:`Providers.get_provider_traits`."""
         return self.providers.get_provider_traits(context, rp_uuid)
 
     # -- per-provider setters (see ProviderSetters) -------------------------------------
 
     def set_inventory_for_provider(self, context: object, rp_uuid: str,
                                    inv_data: Mapping[str, Mapping[str, Any]]) -> None:
+        """See :meth:`ProviderSetters.set_inventory_for_provider`."""
         self.setters.set_inventory_for_provider(context, rp_uuid, inv_data)
 
     def set_traits_for_provider(self, context: object, rp_uuid: str, traits: Iterable[str],
                                 generation: int | None = None) -> None:
+        """See :meth:`ProviderSetters.set_traits_for_provider`."""
         self.setters.set_traits_for_provider(context, rp_uuid, traits, generation)
 
     def set_aggregates_for_provider(self, context: object, rp_uuid: str,
                                     aggregates: Iterable[str], use_cache: bool = True,
                                     generation: int | None = None) -> None:
+        """See :meth:`ProviderSetters.set_aggregates_for_provider`."""
         self.setters.set_aggregates_for_provider(context, rp_uuid, aggregates,
                                                  use_cache=use_cache, generation=generation)
 
@@ -155,56 +165,68 @@ class SchedulerReportClient:
     def get_allocation_candidates(self, context: object, resource_request: ResourceRequest
                                   ) -> tuple[list[Any] | None, dict[str, Any] | None,
                                              str | None]:
+        """See :meth:`Allocations.get_allocation_candidates`."""
         return self.allocations.get_allocation_candidates(context, resource_request)
 
     def get_allocations_for_resource_provider(self, context: object,
                                               rp_uuid: str) -> ProviderAllocInfo:
+        """See :meth:`Allocations.get_allocations_for_resource_provider`."""
         return self.allocations.get_allocations_for_resource_provider(context, rp_uuid)
 
     def get_allocs_for_consumer(self, context: object, consumer: str) -> dict[str, Any]:
+        """See :meth:`Allocations.get_allocs_for_consumer`."""
         return self.allocations.get_allocs_for_consumer(context, consumer)
 
     def get_allocations_for_consumer(self, context: object, consumer: str) -> dict[str, Any]:
+        """See :meth:`Allocations.get_allocations_for_consumer`."""
         return self.allocations.get_allocations_for_consumer(context, consumer)
 
     def get_allocations_for_provider_tree(self, context: object,
                                           nodename: str) -> dict[str, dict[str, Any]]:
+        """See :meth:`Allocations.get_allocations_for_provider_tree`."""
         return self.allocations.get_allocations_for_provider_tree(context, nodename)
 
     def claim_resources(self, context: object, consumer_uuid: str,
                         alloc_request: Mapping[str, Any], project_id: str, user_id: str,
                         allocation_request_version: str,
                         consumer_generation: int | None = None) -> bool | None:
+        """See :meth:`Allocations.claim_resources`."""
         return self.allocations.claim_resources(
             context, consumer_uuid, alloc_request, project_id, user_id,
             allocation_request_version, consumer_generation=consumer_generation)
 
     def put_allocations(self, context: object, consumer_uuid: str,
                         payload: Mapping[str, Any]) -> bool:
+        """See :meth:`Allocations.put_allocations`."""
         return self.allocations.put_allocations(context, consumer_uuid, payload)
 
     def remove_provider_tree_from_instance_allocation(self, context: object, consumer_uuid: str,
                                                       root_rp_uuid: str) -> bool:
+        """See :meth:`Allocations.remove_provider_tree_from_instance_allocation`."""
         return self.allocations.remove_provider_tree_from_instance_allocation(
             context, consumer_uuid, root_rp_uuid)
 
     def delete_allocation_for_instance(self, context: object, uuid: str,
                                        consumer_type: str = "instance",
                                        force: bool = False) -> bool | None:
+        """See :meth:`Allocations.delete_allocation_for_instance`."""
         return self.allocations.delete_allocation_for_instance(
             context, uuid, consumer_type=consumer_type, force=force)
 
     def move_allocations(self, context: object, source_consumer_uuid: str,
                          target_consumer_uuid: str) -> bool | None:
+        """See :meth:`Allocations.move_allocations`."""
         return self.allocations.move_allocations(context, source_consumer_uuid,
                                                  target_consumer_uuid)
 
     def get_usages(self, context: object, project_id: str,
                    user_id: str | None = None) -> dict[str, int]:
+        """See :meth:`Allocations.get_usages`."""
         return self.allocations.get_usages(context, project_id, user_id)
 
     def get_usages_counts_for_quota(self, context: object, project_id: str,
                                     user_id: str | None = None) -> dict[str, dict[str, int]]:
+        """See :meth:`Allocations.get_usages_counts_for_quota`."""
         return self.allocations.get_usages_counts_for_quota(context, project_id, user_id)
 
     # -- the tree sync ------------------------------------------------------------------

@@ -3,26 +3,27 @@
 ``placement`` is parametrized, so every test using it runs twice on each
 engine: once against the service served by a wsgiref server on 127.0.0.1
 (a free port, in a thread), once in-process through PlacementDirect. Both
-are wrapped in a :class:`Recorder` so tests can assert exactly which
-requests the report client sent.
+are wrapped in a :class:`~tests.fixtures.transports.RecordingTransport` so
+tests can assert exactly which requests the report client sent.
 """
 
 from __future__ import annotations
 
 import threading
 import uuid
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterator
 from typing import Any
 from wsgiref import simple_server
 
 import pytest
 
 from nova_reshape.report import SchedulerReportClient
-from nova_reshape.transport import JsonBody, Placement, Response, Transport, http_placement
+from nova_reshape.transport import http_placement
 from placement_wsgi import deploy
 from placement_wsgi.cmd.api import QuietHandler, ThreadingWSGIServer
 from placement_wsgi.direct import PlacementDirect
 from tests.fixtures.config import make_conf
+from tests.fixtures.transports import RecordingTransport
 
 ADMIN_HEADERS = {"X-Roles": "admin,service"}
 
@@ -32,33 +33,6 @@ class SilentHandler(QuietHandler):
 
     def log_message(self, *args: Any) -> None:
         pass
-
-
-class Recorder(Transport):
-    """Wraps a placement transport and records (method, url, microversion, json)."""
-
-    def __init__(self, placement: Placement) -> None:
-        super().__init__()
-        self.placement = placement
-        self.calls: list[tuple[str, str, str | None, Any]] = []
-        #: Called as hook(method, url) before each request (tests inject races).
-        self.before: Any = None
-
-    def request(self, method: str, url: str, json: JsonBody = None,
-                microversion: str | None = None,
-                headers: Mapping[str, str] | None = None) -> Response:
-        if self.before is not None:
-            self.before(method, url)
-        self.calls.append((method, url, microversion, json))
-        return self.placement.request(method, url, json=json, microversion=microversion,
-                                      headers=headers)
-
-    def writes(self) -> list[tuple[str, str]]:
-        """(method, path) of every non-GET request so far."""
-        return [(method, url) for method, url, _, _ in self.calls if method != "GET"]
-
-    def reset(self) -> None:
-        self.calls.clear()
 
 
 @pytest.fixture(params=["http", "direct"])
@@ -88,8 +62,8 @@ def raw_placement(request, db_url) -> Iterator[Any]:
 
 
 @pytest.fixture
-def placement(raw_placement) -> Recorder:
-    return Recorder(raw_placement)
+def placement(raw_placement) -> RecordingTransport:
+    return RecordingTransport(raw_placement)
 
 
 @pytest.fixture

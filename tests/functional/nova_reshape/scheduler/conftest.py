@@ -1,39 +1,17 @@
-"""Helpers for the scheduler-over-Placement tests: PlacementDirect, recording, managers."""
+"""Helpers for the scheduler-over-Placement tests: PlacementDirect, recorded managers."""
 
 from __future__ import annotations
 
 import contextlib
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Iterator
 from typing import Any
 
 from nova_reshape.report import SchedulerReportClient
 from nova_reshape.scheduler.config import SchedulerConfig
 from nova_reshape.scheduler.manager import SchedulerManager
-from nova_reshape.transport import JsonBody, Placement, Response, Transport
 from placement_wsgi.direct import PlacementDirect
 from tests.fixtures.config import make_conf
-
-
-class Recording(Transport):
-    """A transport wrapper recording ``(method, url, microversion)``; ``before`` hook."""
-
-    def __init__(self, placement: Placement) -> None:
-        super().__init__()
-        self.placement = placement
-        self.calls: list[tuple[str, str, str | None]] = []
-        self.before: Callable[[str, str], None] | None = None
-
-    def request(self, method: str, url: str, json: JsonBody = None,
-                microversion: str | None = None,
-                headers: Mapping[str, str] | None = None) -> Response:
-        if self.before is not None:
-            self.before(method, url)
-        self.calls.append((method, url, microversion))
-        return self.placement.request(method, url, json=json, microversion=microversion,
-                                      headers=headers)
-
-    def urls(self, method: str, prefix: str = "") -> list[str]:
-        return [url for m, url, _ in self.calls if m == method and url.startswith(prefix)]
+from tests.fixtures.transports import RecordingTransport
 
 
 @contextlib.contextmanager
@@ -44,12 +22,12 @@ def placement(db_url: str) -> Iterator[Any]:
 
 
 def make_manager(client: Any, config: dict[str, Any] | None = None,
-                 **kwargs: Any) -> tuple[SchedulerManager, Recording]:
+                 **kwargs: Any) -> tuple[SchedulerManager, RecordingTransport]:
     """A manager over a recorded report client; RAMWeigher only unless configured."""
     sections = {"filter_scheduler": {"weight_classes": ["RAMWeigher"]}}
     for section, options in (config or {}).items():
         sections.setdefault(section, {}).update(options)
-    recording = Recording(client)
+    recording = RecordingTransport(client)
     report = SchedulerReportClient(recording, retry_backoff=0)
     return SchedulerManager(report, SchedulerConfig(sections), **kwargs), recording
 

@@ -11,6 +11,7 @@ import pytest
 from nova_reshape import exception
 from nova_reshape.report import SchedulerReportClient
 from nova_reshape.transport import http_placement
+from tests.fixtures.transports import RequestOnly
 
 
 def _free_port() -> int:
@@ -112,45 +113,36 @@ def test_context_global_id_is_sent():
     assert seen["microversion"] == "1.28"
 
 
-class _Recorded:
-    """A transport (``request()`` only) recording every argument it is given."""
-
-    def __init__(self) -> None:
-        self.seen: list[tuple[Any, ...]] = []
-
-    def request(self, method, url, json=None, microversion=None, headers=None):
-        self.seen.append((method, url, json, microversion, headers))
-        return _Response(204)
-
-
 def test_session_sends_every_verb_through_request_only():
     from nova_reshape.report import PlacementSession
 
     class Context:
         global_request_id = "req-1"
 
-    transport = _Recorded()
+    transport = RequestOnly(_Response(204))
     session = PlacementSession(transport)
     session.get("/a", version="1.14")
     session.put("/b", {"x": 1}, version="1.6", context=Context())
     session.post("/c", [1])
     session.delete("/d", context=Context())
+    request_id = {"X-OpenStack-Request-ID": "req-1"}
     assert transport.seen == [
-        ("GET", "/a", None, "1.14", None),
-        ("PUT", "/b", {"x": 1}, "1.6", {"X-OpenStack-Request-ID": "req-1"}),
-        ("POST", "/c", [1], None, None),
-        ("DELETE", "/d", None, None, {"X-OpenStack-Request-ID": "req-1"}),
+        ("GET", "/a", {"json": None, "microversion": "1.14", "headers": None}),
+        ("PUT", "/b", {"json": {"x": 1}, "microversion": "1.6", "headers": request_id}),
+        ("POST", "/c", {"json": [1], "microversion": None, "headers": None}),
+        ("DELETE", "/d", {"json": None, "microversion": None, "headers": request_id}),
     ]
 
 
 def test_client_raw_verbs_delegate_to_its_session():
-    transport = _Recorded()
+    transport = RequestOnly(_Response(204))
     report = SchedulerReportClient(transport)
     report.get("/a", version="1.9")
     report.put("/b", {"y": 2})
     report.post("/c", {"z": 3}, version="1.30")
     report.delete("/d")
-    assert [seen[:4] for seen in transport.seen] == [
+    assert [(method, url, kwargs["json"], kwargs["microversion"])
+            for method, url, kwargs in transport.seen] == [
         ("GET", "/a", None, "1.9"), ("PUT", "/b", {"y": 2}, None),
         ("POST", "/c", {"z": 3}, "1.30"), ("DELETE", "/d", None, None)]
 
@@ -159,7 +151,7 @@ def test_retrying_returns_the_first_answer_without_sleeping():
     from nova_reshape.report import PlacementSession, Retry
 
     sleeps: list[float] = []
-    session = PlacementSession(_Recorded(), sleep=sleeps.append)
+    session = PlacementSession(RequestOnly(), sleep=sleeps.append)
     answers = iter([Retry("op", "race"), "done"])
 
     def attempt() -> str:

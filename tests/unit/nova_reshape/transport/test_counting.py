@@ -8,7 +8,7 @@ import pytest
 
 from nova_reshape.transport import CountingTransport
 from placement_wsgi.objects.tree_change import TreeChange
-from tests.unit.nova_reshape.transport.doubles import RequestOnly
+from tests.fixtures.transports import RequestOnly
 
 
 def test_counting_counts_and_passes_everything_through():

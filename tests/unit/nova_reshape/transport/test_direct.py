@@ -12,7 +12,7 @@ from nova_reshape.transport import CountingTransport, DirectTransport, open_dire
 from nova_reshape.transport.direct import on_database
 from placement_wsgi.objects.tree_change import TreeChange
 from tests.fixtures.config import make_conf
-from tests.unit.nova_reshape.transport.doubles import RequestOnly
+from tests.fixtures.transports import RequestOnly
 
 
 @webob.dec.wsgify
