@@ -71,10 +71,10 @@ def _open_failing_at_reshape(config_files, failing_node_root):
     with manage.open_database(config_files) as placement:
         apply_tree_change = placement.apply_tree_change
 
-        def failing_apply(change):
+        def failing_apply(change, check=None):
             if failing_node_root in change.inventories:
                 raise errors.InternalError("injected failure")
-            return apply_tree_change(change)
+            return apply_tree_change(change, check)
 
         placement.apply_tree_change = failing_apply
         yield placement
