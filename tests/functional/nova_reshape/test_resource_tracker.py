@@ -206,7 +206,7 @@ def test_reshape_conflict_is_retried_from_a_fresh_tree(report, placement, seed, 
     traits = seed.ok(seed.placement.get(f"/resource_providers/{CN}/traits",
                                         microversion="1.6"))["traits"]
     assert "CUSTOM_SECOND_WRITER" in traits  # the other writer's change survived
-    assert report._provider_tree.data(CN).generation == seed.generation(CN)
+    assert report.cache.tree.data(CN).generation == seed.generation(CN)
 
 
 def test_update_conflict_is_retried_and_cache_refreshed(report, placement, seed):
@@ -228,7 +228,7 @@ def test_update_conflict_is_retried_and_cache_refreshed(report, placement, seed)
     puts = [w for w in placement.writes() if w == ("PUT", f"/resource_providers/{CN}/inventories")]
     assert len(puts) == 2
     assert seed.inventories(CN)["inventories"]["VCPU"] == VCPU
-    cached = report._provider_tree.data(CN)
+    cached = report.cache.tree.data(CN)
     assert cached.generation == seed.generation(CN)
     assert len(cached.aggregates) == 1  # re-read after the conflict
 

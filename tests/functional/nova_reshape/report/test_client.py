@@ -37,7 +37,7 @@ def test_ensure_root_creates_the_provider_once(report, placement, seed):
     assert placement.calls == []
     # The caller gets a copy: editing it leaves the cache alone.
     again.update_inventory(CN, {"VCPU": VCPU})
-    assert report._provider_tree.data(CN).inventory == {}
+    assert report.cache.tree.data(CN).inventory == {}
     assert seed.generation(CN) == 0
 
 
@@ -93,7 +93,7 @@ def test_stale_associations_are_read_again(placement, seed):
     assert tree.data(CN).traits == set()
     # Forgetting the refresh time makes it stale: the tree is read again.
     report.invalidate_resource_provider(CN, cacheonly=True)
-    assert report._provider_tree.exists(CN)
+    assert report.cache.tree.exists(CN)
     tree = report.get_provider_tree_and_ensure_root(None, CN)
     assert tree.data(CN).traits == {"CUSTOM_LATER"}
     assert tree.data(CN).generation == seed.generation(CN)
@@ -139,7 +139,7 @@ def test_sync_without_allocations_creates_and_sets_everything(report, placement,
                                         microversion="1.6"))
     assert set(traits["traits"]) == {"COMPUTE_NODE", "CUSTOM_GOLD"}
     # The cache now mirrors Placement, generations included.
-    cached = report._provider_tree
+    cached = report.cache.tree
     for rp in (CN, CHILD, grandchild):
         assert cached.data(rp).generation == seed.generation(rp)
     inventory_puts = [(u, v) for m, u, v, _ in placement.calls
@@ -167,7 +167,7 @@ def test_sync_deletes_vanished_providers_bottom_up(report, placement, seed):
     assert deletes == [f"/resource_providers/{grandchild}", f"/resource_providers/{CHILD}"]
     assert all(v is None for m, _, v, _ in placement.calls if m == "DELETE")
     assert seed.placement.get(f"/resource_providers/{CHILD}").status_code == 404
-    assert report._provider_tree.get_provider_uuids() == [CN]
+    assert report.cache.tree.get_provider_uuids() == [CN]
 
 
 def test_clearing_inventory_is_a_put_of_nothing(report, placement, seed):
@@ -265,8 +265,8 @@ def test_reshape_moves_inventory_and_allocations_in_one_post(report, placement, 
     assert seed.consumer(i2)["allocations"][CHILD]["resources"] == {"VCPU": 1}
     assert list(seed.inventories(CN)["inventories"]) == ["MEMORY_MB"]
     # The cache picked up the generations the reshape bumped.
-    assert report._provider_tree.data(CN).generation == seed.generation(CN)
-    assert report._provider_tree.data(CHILD).generation == seed.generation(CHILD)
+    assert report.cache.tree.data(CN).generation == seed.generation(CN)
+    assert report.cache.tree.data(CHILD).generation == seed.generation(CHILD)
 
 
 def test_reshape_with_empty_allocations_still_posts(report, placement, seed):
@@ -312,8 +312,8 @@ def test_reshape_conflict_clears_the_whole_cache(report, placement, seed):
     with pytest.raises(exception.PlacementReshapeConflict):
         report.update_from_provider_tree(None, tree, allocations=allocations)
 
-    assert report._provider_tree.get_provider_uuids() == []
-    assert report._association_refresh_time == {}
+    assert report.cache.tree.get_provider_uuids() == []
+    assert report.cache.refresh_times == {}
     assert "VCPU" in seed.inventories(CN)["inventories"]  # nothing was written
 
 
@@ -354,8 +354,8 @@ def test_inventory_generation_conflict_clears_that_tree(report, seed):
         report.update_from_provider_tree(None, tree)
 
     assert caught.value.kwargs["uuid"] == CN
-    assert not report._provider_tree.exists(CN)
-    assert report._provider_tree.exists(other)  # only the conflicting tree is dropped
+    assert not report.cache.tree.exists(CN)
+    assert report.cache.tree.exists(other)  # only the conflicting tree is dropped
     # Re-driving from a fresh read succeeds and keeps the other writer's trait.
     tree = report.get_provider_tree_and_ensure_root(None, CN)
     assert tree.data(CN).traits == {"CUSTOM_SECOND_WRITER"}
@@ -382,7 +382,7 @@ def test_deleting_provider_with_allocations_is_sync_failed(report, seed):
     with pytest.raises(exception.ResourceProviderSyncFailed) as caught:
         report.update_from_provider_tree(None, tree)
     assert isinstance(caught.value.__cause__, exception.ResourceProviderInUse)
-    assert not report._provider_tree.exists(CN)
+    assert not report.cache.tree.exists(CN)
 
 
 def test_setters_create_custom_classes_and_traits(report, placement, seed):
@@ -396,7 +396,7 @@ def test_setters_create_custom_classes_and_traits(report, placement, seed):
     assert seed.inventories(CN)["inventories"]["CUSTOM_MAGIC"]["total"] == 3
     info = report.get_provider_traits(None, CN)
     assert info.traits == {"CUSTOM_SHINY", "HW_CPU_X86_AVX2"}
-    assert info.generation == report._provider_tree.data(CN).generation == 2
+    assert info.generation == report.cache.tree.data(CN).generation == 2
 
 
 def test_unknown_standard_trait_is_trait_creation_failed(report):
@@ -409,7 +409,7 @@ def test_set_aggregates(report, placement, seed):
     report.get_provider_tree_and_ensure_root(None, CN, name="cmp-07")
     agg = str(uuid.uuid4())
     report.set_aggregates_for_provider(None, CN, [agg])
-    assert report._provider_tree.data(CN).aggregates == {agg}
+    assert report.cache.tree.data(CN).aggregates == {agg}
     placement.reset()
     report.set_aggregates_for_provider(None, CN, [agg])  # unchanged: nothing sent
     assert placement.calls == []
@@ -418,11 +418,11 @@ def test_set_aggregates(report, placement, seed):
     # A stale generation: conflict, and the provider leaves the cache.
     with pytest.raises(exception.ResourceProviderUpdateConflict):
         report.set_aggregates_for_provider(None, CN, [], generation=0)
-    assert not report._provider_tree.exists(CN)
+    assert not report.cache.tree.exists(CN)
     # use_cache=False works for a provider the cache does not hold.
     report.set_aggregates_for_provider(None, CN, [], use_cache=False,
                                        generation=seed.generation(CN))
-    assert report._get_provider_aggregates(None, CN).aggregates == set()
+    assert report.providers.get_provider_aggregates(None, CN).aggregates == set()
 
 
 def test_association_reads_of_unknown_provider_fail(report):
@@ -430,11 +430,11 @@ def test_association_reads_of_unknown_provider_fail(report):
     with pytest.raises(exception.ResourceProviderTraitRetrievalFailed):
         report.get_provider_traits(None, missing)
     with pytest.raises(exception.ResourceProviderAggregateRetrievalFailed):
-        report._get_provider_aggregates(None, missing)
+        report.providers.get_provider_aggregates(None, missing)
     with pytest.raises(exception.ResourceProviderAllocationRetrievalFailed):
         report.get_allocations_for_resource_provider(None, missing)
-    assert report._get_resource_provider(None, missing) is None
-    assert report._get_inventory(None, missing) is None
+    assert report.providers.get_resource_provider(None, missing) is None
+    assert report.providers.get_inventory(None, missing) is None
 
 
 def test_get_provider_by_name(report, seed):
@@ -448,6 +448,6 @@ def test_create_race_on_the_uuid_uses_the_existing_provider(report, seed):
     # Someone else created this uuid (under another name) first: not a name
     # clash, so the client takes their record instead of failing.
     seed.provider("created-elsewhere", uuid_=CN)
-    record = report._create_resource_provider(None, CN, "cmp-07")
+    record = report.providers.create_resource_provider(None, CN, "cmp-07")
     assert record["uuid"] == CN
     assert record["name"] == "created-elsewhere"

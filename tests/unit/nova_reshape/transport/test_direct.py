@@ -1,9 +1,8 @@
-"""The transports' shared verbs: headers, microversions and bodies reach the endpoint."""
+"""The in-process transport: requests handed to a WSGI app, open_direct, on_database."""
 
 from __future__ import annotations
 
 import json
-from typing import Any
 
 import pytest
 import webob
@@ -13,6 +12,7 @@ from nova_reshape.transport import CountingTransport, DirectTransport, open_dire
 from nova_reshape.transport.direct import on_database
 from placement_wsgi.objects.tree_change import TreeChange
 from tests.fixtures.config import make_conf
+from tests.fixtures.transports import RequestOnly
 
 
 @webob.dec.wsgify
@@ -53,74 +53,28 @@ def test_direct_default_microversion_and_error_values():
     assert '"path": "/missing"' in response.text
 
 
-class _VerbsOnly:
-    """A transport with the four verbs only (as test doubles have)."""
-
-    def __init__(self) -> None:
-        self.seen: list[tuple[str, str, dict[str, Any]]] = []
-
-    def _record(self, method: str, url: str, **kwargs: Any) -> str:
-        self.seen.append((method, url, kwargs))
-        return f"{method} {url}"
-
-    def get(self, url: str, **kwargs: Any) -> str:
-        return self._record("get", url, **kwargs)
-
-    def put(self, url: str, **kwargs: Any) -> str:
-        return self._record("put", url, **kwargs)
-
-    def post(self, url: str, **kwargs: Any) -> str:
-        return self._record("post", url, **kwargs)
-
-    def delete(self, url: str, **kwargs: Any) -> str:
-        return self._record("delete", url, **kwargs)
-
-
-def test_counting_counts_and_passes_everything_through():
-    inner = _VerbsOnly()
-    counting = CountingTransport(inner)
-    assert counting.get("/a") == "get /a"
-    assert counting.put("/b", json={"x": 1}, microversion="1.30", headers={"h": "v"}) == "put /b"
-    counting.post("/c", json=[1])
-    counting.delete("/d")
-    assert counting.calls == 4
-    assert inner.seen[1] == ("put", "/b", {"json": {"x": 1}, "microversion": "1.30",
-                                           "headers": {"h": "v"}})
-    assert [method for method, _, _ in inner.seen] == ["get", "put", "post", "delete"]
-    assert inner.seen[0][2] == {"json": None, "microversion": None, "headers": None}
-
-
-class _TreeWriting(_VerbsOnly):
-    """Verbs plus the one-call tree write of the in-process transport."""
-
-    def apply_tree_change(self, change: Any, check: Any = None) -> dict[str, int]:
-        self.seen.append(("apply_tree_change", "", {"change": change, "check": check}))
-        return {"rp": 3}
-
-
-def test_counting_counts_a_tree_change_as_one_call_and_one_write():
-    inner = _TreeWriting()
-    counting = CountingTransport(CountingTransport(inner))
-    change = TreeChange()
-    assert counting.apply_tree_change(change) == {"rp": 3}
-    assert (counting.calls, counting.writes) == (1, 1)
-    assert counting.placement.calls == 1  # each layer counts it once
-    assert inner.seen == [("apply_tree_change", "", {"change": change, "check": None})]
-
-
-def test_counting_refuses_a_tree_change_its_transport_cannot_write():
-    counting = CountingTransport(_VerbsOnly())
-    with pytest.raises(TypeError, match="cannot write a tree"):
-        counting.apply_tree_change(TreeChange())
-    assert (counting.calls, counting.writes) == (0, 0)
-
-
 def test_on_database_is_a_direct_transport_with_its_database_seen_through_counting():
     app_only = DirectTransport(_echo)
     assert on_database(app_only) is None  # no PlacementDirect: requests only
-    assert on_database(CountingTransport(_VerbsOnly())) is None
+    assert on_database(CountingTransport(RequestOnly())) is None
     with pytest.raises(RuntimeError, match="open_direct"):
         app_only.apply_tree_change(TreeChange())
     with open_direct(make_conf("sqlite://")) as direct:
         assert on_database(direct) is direct
         assert on_database(CountingTransport(CountingTransport(direct))) is direct
+
+
+def test_open_direct_closes_placement_direct_when_the_block_ends():
+    with open_direct(make_conf("sqlite://")) as transport:
+        assert transport.get("/").status_code == 200  # the version document
+        direct = transport.direct
+        assert direct is not None and direct.app is not None
+    assert direct.app is None  # PlacementDirect left: app and database pool released
+
+
+def test_open_direct_closes_placement_direct_after_an_error():
+    with pytest.raises(RuntimeError, match="boom"), \
+            open_direct(make_conf("sqlite://")) as transport:
+        direct = transport.direct
+        raise RuntimeError("boom")
+    assert direct is not None and direct.app is None
