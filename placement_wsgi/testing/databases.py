@@ -143,6 +143,7 @@ class ThrowawayDatabases:
 
     def __init__(self) -> None:
         self._servers: dict[str, SQLiteServer | ServerDatabase] = {}
+        self._owner = os.getpid()
 
     def get(self, server: str) -> SQLiteServer | ServerDatabase:
         """The throwaway database (SQLite: the template) for ``server``, made on first use."""
@@ -161,7 +162,12 @@ class ThrowawayDatabases:
             database.close()
         self._servers.clear()
 
+    def close_at_exit(self) -> None:
+        """``close()``, but only in the process that made them (not in a forked child)."""
+        if os.getpid() == self._owner:
+            self.close()
+
 
 #: The process's throwaway databases; dropped at exit (or earlier by ``close()``).
 THROWAWAY = ThrowawayDatabases()
-atexit.register(THROWAWAY.close)
+atexit.register(THROWAWAY.close_at_exit)

@@ -33,3 +33,16 @@ def test_server_from_environment(monkeypatch: pytest.MonkeyPatch, value: str | N
     else:
         monkeypatch.setenv(databases.ENV_DATABASE_SERVER, value)
     assert databases.server_from_environment() == server
+
+
+def test_a_forked_child_leaves_the_parent_s_databases(monkeypatch: pytest.MonkeyPatch) -> None:
+    throwaway = databases.ThrowawayDatabases()
+    closed = []
+    monkeypatch.setattr(throwaway, "close", lambda: closed.append(True))
+    monkeypatch.setattr(databases.os, "getpid", lambda: -1)
+    throwaway.close_at_exit()
+    assert closed == []
+    monkeypatch.undo()
+    monkeypatch.setattr(throwaway, "close", lambda: closed.append(True))
+    throwaway.close_at_exit()
+    assert closed == [True]
