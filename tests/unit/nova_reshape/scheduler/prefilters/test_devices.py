@@ -7,9 +7,7 @@ import pytest
 from nova_reshape.accelerator.arq import ArqStore
 from nova_reshape.accelerator.device_profile import DeviceProfile
 from nova_reshape.scheduler import prefilters
-from nova_reshape.scheduler.accelerator_seam import (
-    ArqStoreClient,
-)
+from nova_reshape.scheduler.accelerator_seam import ArqStoreClient
 from nova_reshape.scheduler.request_spec import Flavor, RequestSpec
 from nova_reshape.scheduler.resource_request import RequestGroup
 from tests.unit.nova_reshape.scheduler.prefilters.helpers import (
