@@ -1,11 +1,11 @@
-"""The one declaration of nova's cell and API tables: what the reader selects of it."""
+"""The one declaration of nova's cell tables: what the reader selects of it."""
 
 from __future__ import annotations
 
 import pytest
 import sqlalchemy as sa
 
-from nova_reshape.novadb import api_tables, tables
+from nova_reshape.novadb import tables
 
 
 def names(table: sa.Table) -> set[str]:
@@ -23,11 +23,6 @@ def test_services_read_created_at_but_not_other_timestamps():
     assert "created_at" in names(tables.services)
     assert {"updated_at", "deleted_at"}.isdisjoint(names(tables.services))
     assert {"created_at", "updated_at"}.isdisjoint(names(tables.compute_nodes))
-
-
-def test_api_tables_read_only_the_flavor_figures():
-    assert names(api_tables.flavors) == {"id", "name", "flavorid", "vcpus", "memory_mb",
-                                         "root_gb", "ephemeral_gb", "swap"}
 
 
 def test_enum_column_is_read_as_text_even_for_a_value_nova_adds_later():
