@@ -6,7 +6,6 @@ configuration and database; start-up problems are one clear line.
 
 from __future__ import annotations
 
-import os
 import pathlib
 import subprocess
 import sys
@@ -16,7 +15,7 @@ import webob
 
 from placement_wsgi import deploy, service
 from placement_wsgi.db import migration
-from tests.fixtures.config import make_conf
+from tests.fixtures.config import make_conf, placement_environment
 from tests.fixtures.empty_databases import empty_db_url  # noqa: F401 (fixture)
 
 HEADERS = {"x-auth-token": "admin", "openstack-api-version": "placement latest"}
@@ -116,14 +115,6 @@ def test_build_application_reports_an_unreachable_database(tmp_path: pathlib.Pat
         service.build_application(conf)
 
 
-def _wsgi_environment(tmp_path: pathlib.Path, **variables: str) -> dict[str, str]:
-    environment = {name: value for name, value in os.environ.items()
-                   if not name.startswith("OS_")}
-    environment["OS_PLACEMENT_CONFIG_DIR"] = str(tmp_path)  # no placement.conf there
-    environment.update(variables)
-    return environment
-
-
 def _import_wsgi(environment: dict[str, str]) -> subprocess.CompletedProcess:
     code = ("import webob; from placement_wsgi.wsgi import application; "
             "print(webob.Request.blank('/').get_response(application).status)")
@@ -133,7 +124,7 @@ def _import_wsgi(environment: dict[str, str]) -> subprocess.CompletedProcess:
 
 def test_wsgi_module_without_connection_exits_with_one_clear_line(
         tmp_path: pathlib.Path) -> None:
-    result = _import_wsgi(_wsgi_environment(tmp_path))
+    result = _import_wsgi(placement_environment(tmp_path))
     assert result.returncode == 3
     output = result.stdout + result.stderr
     assert "Traceback" not in output
@@ -148,7 +139,7 @@ def test_wsgi_module_reads_the_config_dir_file_and_environment(
     (tmp_path / "placement.conf").write_text(
         f"[placement_database]\nconnection = sqlite:///{database}\n"
         "[api]\nauth_strategy = noauth2\n")
-    result = _import_wsgi(_wsgi_environment(
+    result = _import_wsgi(placement_environment(
         tmp_path, OS_PLACEMENT_DATABASE__SYNC_ON_STARTUP="True"))
     assert result.returncode == 0, result.stderr
     assert result.stdout.strip().endswith("200 OK")

@@ -1,4 +1,4 @@
-"""Device profiles to request groups, candidate matching, ARQ binding and unbinding."""
+"""Candidate matching, ARQ binding and unbinding."""
 
 from __future__ import annotations
 
@@ -8,57 +8,15 @@ from nova_reshape.accelerator import arq as arq_module
 from nova_reshape.accelerator.arq import ArqStore, bind_patch, match_candidate, unbind_patch
 from nova_reshape.accelerator.device_profile import (
     DeviceProfile,
-    DeviceProfileError,
     group_mapping,
-    query_params,
     request_groups,
-    requester_id,
-    select_profile,
 )
+from tests.unit.nova_reshape.accelerator.helpers import PROFILE
 
-PROFILE = DeviceProfile("fpga-and-gpu", (
-    {"resources:FPGA": "2", "trait:CUSTOM_FPGA_INTEL_PAC": "required",
-     "trait:CUSTOM_OLD": "forbidden", "trait:CUSTOM_IGNORED": "preferred",
-     "accel:bitstream_id": "abc"},
-    {"resources1:PGPU": "1", "trait1:CUSTOM_A100": "required"},
-))
 FPGA_RP = "ffffffff-0000-4000-8000-000000000000"
 GPU_RP = "99999999-0000-4000-8000-000000000000"
 ROOT = "aaaaaaaa-0000-4000-8000-000000000000"
 INSTANCE = "11111111-1111-4111-8111-111111111111"
-
-
-def test_groups_get_device_profile_requester_ids_resources_and_traits():
-    fpga, gpu = request_groups(PROFILE)
-    assert fpga.requester_id == "device_profile_0" and fpga.use_same_provider
-    assert fpga.resources == {"FPGA": 2}
-    assert fpga.required_traits == {"CUSTOM_FPGA_INTEL_PAC"}
-    assert fpga.forbidden_traits == {"CUSTOM_OLD"}
-    assert gpu.requester_id == "device_profile_1" and gpu.resources == {"PGPU": 1}
-
-
-def test_port_owned_profile_appends_the_port_uuid():
-    assert requester_id(0, "port-uuid") == "device_profile_0port-uuid"
-    assert request_groups(PROFILE, owner="p")[1].requester_id == "device_profile_1p"
-
-
-def test_bad_amount_is_a_device_profile_error():
-    with pytest.raises(DeviceProfileError, match="not a non-negative integer"):
-        request_groups(DeviceProfile("bad", ({"resources:FPGA": "two"},)))
-
-
-def test_exactly_one_profile_by_name():
-    assert select_profile("x", [PROFILE]) is PROFILE
-    with pytest.raises(DeviceProfileError, match="got 0"):
-        select_profile("x", [])
-
-
-def test_query_params_are_suffixed_groups():
-    assert query_params(request_groups(PROFILE)) == [
-        ("requireddevice_profile_0", "CUSTOM_FPGA_INTEL_PAC,!CUSTOM_OLD"),
-        ("requireddevice_profile_1", "CUSTOM_A100"),
-        ("resourcesdevice_profile_0", "FPGA:2"),
-        ("resourcesdevice_profile_1", "PGPU:1")]
 
 
 def _candidates(fpga_amount=2):

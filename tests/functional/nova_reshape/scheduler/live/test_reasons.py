@@ -1,28 +1,19 @@
-"""Live explain over a seeded Placement database: every Placement-side reason.
+"""Why each root is not a candidate: every Placement-side reason, on a seeded database.
 
 Each root is built to fail in exactly one way; the explain must name the
 group, the reason and (for capacity) the numbers. Runs on every enabled
-engine (``db_url``); Placement's schema and standard names come from the
-fixture, the providers from seeding.py, and the candidates from this
-project's Placement engine, as PlacementDirect would serve them.
+engine (``db_url``).
 """
 
 from __future__ import annotations
 
-import json
-
-import pytest
-
 from nova_reshape.nova.aggregate import Aggregate
-from nova_reshape.scheduler.cmd import main
-from nova_reshape.scheduler.config import SchedulerConfig
-from nova_reshape.scheduler.live.explain import PlacementHostStates, run
-from nova_reshape.scheduler.live.placement import PlacementError, from_database, from_http
+from nova_reshape.scheduler.live.explain import PlacementHostStates
+from nova_reshape.scheduler.live.placement import from_database
 from nova_reshape.scheduler.live.reasons import Reason
 from nova_reshape.scheduler.live.request import LiveRequest
-from placement_wsgi.direct import PlacementDirect
-from tests.fixtures.config import make_conf
 from tests.functional.nova_reshape.scheduler.conftest import placement
+from tests.functional.nova_reshape.scheduler.live.helpers import explain_on_database
 from tests.functional.nova_reshape.scheduler.seeding import Provider, compute_node, seed
 
 AZ_AGG = "a2a2a2a2-0000-4000-8000-000000000001"
@@ -30,11 +21,6 @@ AZ_AGG = "a2a2a2a2-0000-4000-8000-000000000001"
 
 def _verdicts(view):
     return {v.name: v for v in view.verdicts}
-
-
-def _explain(db_url, live, conf=None, source=None):
-    ask = lambda query: from_database(db_url, query)  # noqa: E731
-    return run(live, ask, conf or SchedulerConfig(), source)
 
 
 def test_each_root_gets_its_reason(db_url):
@@ -50,7 +36,7 @@ def test_each_root_gets_its_reason(db_url):
     ])
     with placement(db_url):  # the app starts on it, as a deployment would
         pass
-    result = _explain(db_url, LiveRequest(vcpus=2, ram_mb=1024, disk_gb=10))
+    result = explain_on_database(db_url, LiveRequest(vcpus=2, ram_mb=1024, disk_gb=10))
     view = result.view
     assert view.candidate_roots == {next(u for u, n in view.roots.items() if n == "ok")}
     got = _verdicts(view)
@@ -91,7 +77,7 @@ def test_granular_group_traits_and_member_of(db_url):
     live = LiveRequest(vcpus=1, ram_mb=512, disk_gb=1, availability_zone="az1", extra_specs={
         "resources1:VGPU": "1", "trait1:CUSTOM_FAST": "required",
         "trait1:CUSTOM_OLD": "forbidden"})
-    result = _explain(db_url, live, source=Source())
+    result = explain_on_database(db_url, live, source=Source())
     got = _verdicts(result.view)
     assert set(got) == {"slow", "old", "elsewhere", "no-gpu"}
     assert (got["no-gpu"].reason, got["no-gpu"].group) == (Reason.MISSING_CLASS, "1")
@@ -123,50 +109,6 @@ def test_in_tree_and_combination(db_url):
     assert _verdicts(view)["twins"].reason is Reason.COMBINATION
 
 
-def test_cli_json_and_errors(db_url, capsys):
-    seed(db_url, [compute_node("one"), compute_node(
-        "tiny", inventories={"MEMORY_MB": {"total": 2048, "reserved": 1536}})])
-    code = main(["explain", "--placement-database", db_url, "--flavor", "m1",
-                 "--vcpus", "1", "--ram", "1024", "--disk", "1", "--format", "json"])
-    out = json.loads(capsys.readouterr().out)
-    assert code == 0 and out["selected"] == ["one"] and out["no_valid_host"] is False
-    (verdict,) = out["not_candidates"]
-    assert verdict["name"] == "tiny" and verdict["reason"] == "capacity"
-    assert [s["name"] for s in out["request_filters"]][-1] == "owner_nova_filter"
-    code = main(["explain", "--placement-database", db_url, "--vcpus", "1", "--ram", "1",
-                 "--disk", "1"])
-    assert code == 2 and "--flavor NAME or --extra-specs" in capsys.readouterr().err
-    with pytest.raises(PlacementError):
-        from_database(db_url, [("resources", "NOT_A_CLASS:1")])
-
-
-def test_over_http_candidates_are_the_same_and_the_others_are_listed(db_url):
-    seed(db_url, [compute_node("one"), compute_node(
-        "tiny", inventories={"MEMORY_MB": {"total": 2048, "reserved": 1536}})])
-    live = LiveRequest(vcpus=1, ram_mb=1024, disk_gb=1)
-    direct = PlacementDirect(make_conf(db_url))
-    with direct:
-        from_api = run(live, lambda query: from_http(direct.url, query, token="admin"),
-                       SchedulerConfig())
-    from_db = _explain(db_url, live)
-    assert from_api.view.candidate_roots == from_db.view.candidate_roots
-    (verdict,) = from_api.view.verdicts
-    assert verdict.name == "tiny" and verdict.reason is Reason.NOT_EXPLAINED
-    assert not from_api.view.explained
-    assert [h.host for h in from_api.schedule.selected] == ["one"]
-
-
-def test_pinned_flavor_also_asks_nova_s_vcpu_fallback(db_url):
-    seed(db_url, [compute_node("vcpu-only"), compute_node(
-        "pcpu", inventories={"PCPU": 16})])
-    live = LiveRequest(vcpus=2, ram_mb=512, disk_gb=1,
-                       extra_specs={"hw:cpu_policy": "dedicated"})
-    result = _explain(db_url, live)
-    assert "PCPU%3A2" in result.query and "VCPU%3A2" in result.fallback_query
-    assert {result.view.roots[u] for u in result.view.candidate_roots} == {"vcpu-only", "pcpu"}
-    assert result.view.verdicts == []
-
-
 def test_sharing_provider_counts_for_the_roots_it_shares_with(db_url):
     share_agg = "5a5a5a5a-0000-4000-8000-000000000001"
     seed(db_url, [
@@ -176,7 +118,7 @@ def test_sharing_provider_counts_for_the_roots_it_shares_with(db_url):
                  aggregates=[share_agg]),
         Provider("diskless-alone", inventories={"VCPU": 16, "MEMORY_MB": 32768}),
     ])
-    result = _explain(db_url, LiveRequest(vcpus=1, ram_mb=512, disk_gb=100))
+    result = explain_on_database(db_url, LiveRequest(vcpus=1, ram_mb=512, disk_gb=100))
     names = {result.view.roots[u] for u in result.view.candidate_roots}
     assert names == {"diskless-shared"}
     got = _verdicts(result.view)

@@ -26,6 +26,7 @@ from collections.abc import Iterator
 import pytest
 import requests
 
+from tests.fixtures.config import placement_environment
 from tests.fixtures.empty_databases import empty_db_url  # noqa: F401 (fixture)
 
 WORKERS = 4
@@ -81,14 +82,9 @@ def stop(process: subprocess.Popen) -> None:
 def server(empty_db_url: str, tmp_path: pathlib.Path) -> Iterator[str]:  # noqa: F811
     """Base URL of gunicorn serving a fresh database; stopped afterwards."""
     port = free_port()
-    environment = {name: value for name, value in os.environ.items()
-                   if not name.startswith("OS_")}
-    environment.update({
-        "OS_PLACEMENT_CONFIG_DIR": str(tmp_path),  # no placement.conf: environment only
-        "OS_PLACEMENT_DATABASE__CONNECTION": empty_db_url,
-        "OS_PLACEMENT_DATABASE__SYNC_ON_STARTUP": "True",
-        "OS_PLACEMENT_API__AUTH_STRATEGY": "noauth2",
-    })
+    environment = placement_environment(  # no placement.conf: environment only
+        tmp_path, OS_PLACEMENT_DATABASE__CONNECTION=empty_db_url,
+        OS_PLACEMENT_DATABASE__SYNC_ON_STARTUP="True", OS_PLACEMENT_API__AUTH_STRATEGY="noauth2")
     command = gunicorn_command() + [
         "--workers", str(WORKERS), "--worker-class", "sync",
         "--bind", f"127.0.0.1:{port}", "--timeout", "120", "--graceful-timeout", "5",
