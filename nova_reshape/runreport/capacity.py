@@ -63,6 +63,12 @@ def mark(before: Amounts, after: Amounts) -> Mark:
     return Mark.CHANGED
 
 
+def differs(before: Amounts, after: Amounts) -> list[str]:
+    """The names of the kept numbers (total, reserved, used) that differ."""
+    return [name for name in ("total", "reserved", "used")
+            if getattr(before, name) != getattr(after, name)]
+
+
 Inventories = Mapping[str, Mapping[str, Mapping[str, Any]]]
 
 

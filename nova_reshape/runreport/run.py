@@ -123,4 +123,5 @@ class RunReport:
 def capacity_rows(rows: Sequence[capacity.CapacityRow]) -> list[dict[str, Any]]:
     """The capacity rows as plain data (the JSON report's, the template's)."""
     return [{"group": row.group, "before": row.before._asdict(),
-             "after": row.after._asdict(), "mark": str(row.mark)} for row in rows]
+             "after": row.after._asdict(), "mark": str(row.mark),
+             "differs": capacity.differs(row.before, row.after)} for row in rows]
