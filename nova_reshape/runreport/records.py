@@ -5,7 +5,9 @@ The run keeps no trees past a node (see
 ``show`` (:func:`recorded`, a :data:`~nova_reshape.compute.node_result.Show`)
 reduces them at once to a :class:`NodeDetail`: the node's capacity per
 class before and after (a few numbers), its device kinds, and its trees
-laid out for drawing plus its moves as one compact JSON text. The text
+laid out for drawing plus its moves as one compact JSON text, which goes
+straight to a :class:`Spool` file (the run keeps each node's result from
+its check to its write, so the detail it holds must stay small). The text
 output's own detail rides along in ``inner`` and is put back when the
 report takes the node (:func:`take_detail`).
 """
@@ -14,8 +16,9 @@ from __future__ import annotations
 
 import dataclasses
 import json
+import os
 from collections.abc import Iterable, Mapping
-from typing import Any
+from typing import Any, BinaryIO, NamedTuple
 
 from nova_reshape.compute import invariants, node_result, preflight
 from nova_reshape.compute.node_result import NodeResult, NodeStatus, Show
@@ -37,6 +40,50 @@ _AFTER_STANDS = frozenset({NodeStatus.MIGRATED, NodeStatus.UPDATED,
 Sums = dict[str, tuple[float, ...]]
 
 
+class SpoolRef(NamedTuple):
+    """Where a node's drawing was spooled: file, offset, length in bytes."""
+
+    path: str
+    offset: int
+    length: int
+
+
+#: This process's open spool files, by (directory, pid).
+_SPOOLS: dict[tuple[str, int], BinaryIO] = {}
+
+
+@dataclasses.dataclass(frozen=True)
+class Spool:
+    """Files in ``directory`` (one per process: parallel workers spool side by side)
+    holding the nodes' drawings until the report writes them."""
+
+    directory: str
+
+    def put(self, text: str) -> SpoolRef:
+        key = (self.directory, os.getpid())
+        stream = _SPOOLS.get(key)
+        if stream is None:
+            stream = _SPOOLS[key] = open(  # noqa: SIM115 - kept open for the run
+                os.path.join(self.directory, f"spool-{os.getpid()}"), "wb")
+        data = text.encode()
+        offset = stream.tell()
+        stream.write(data)
+        stream.flush()
+        return SpoolRef(stream.name, offset, len(data))
+
+    @staticmethod
+    def get(ref: SpoolRef) -> str:
+        with open(ref.path, "rb") as stream:
+            stream.seek(ref.offset)
+            return stream.read(ref.length).decode()
+
+    def close(self) -> None:
+        """Close this process's spool file in ``directory``."""
+        stream = _SPOOLS.pop((self.directory, os.getpid()), None)
+        if stream is not None:
+            stream.close()
+
+
 @dataclasses.dataclass
 class NodeDetail:
     """A node's trees and plan reduced for the report (pickles: sent by workers)."""
@@ -48,8 +95,8 @@ class NodeDetail:
     disabled: bool
     #: Whether ``after`` was read back from Placement after the write.
     read_back: bool
-    #: The trees laid out and the moves, compact JSON (see :func:`drawing`).
-    drawing: str
+    #: The trees laid out, the moves and the plan, compact JSON, spooled.
+    drawing: SpoolRef
     #: What the text or JSON output's own ``show`` made of the node.
     inner: Any = None
 
@@ -114,10 +161,11 @@ def move_row(move: Move, names: Mapping[str, str]) -> list[Any]:
             names.get(move.target, move.target), move.shim, move.from_class]
 
 
-def recorded(inner: Show | None, result: NodeResult, simulation: preflight.Simulation,
-             tree_after: ProviderTree | None) -> NodeDetail:
+def recorded(spool: Spool, inner: Show | None, result: NodeResult,
+             simulation: preflight.Simulation, tree_after: ProviderTree | None) -> NodeDetail:
     """The report's ``show``: ``inner`` (the output's own, or None) wrapped with the
-    node's :class:`NodeDetail`. Use as ``functools.partial(recorded, inner)``."""
+    node's :class:`NodeDetail`, its drawing put in ``spool``. Use as
+    ``functools.partial(recorded, spool, inner)``."""
     root = result.root
     before = simulation.tree_before
     after = tree_after or simulation.tree_after
@@ -136,7 +184,7 @@ def recorded(inner: Show | None, result: NodeResult, simulation: preflight.Simul
         kinds=kinds_of(((before, root), (after, root)), result.moves),
         disabled=DISABLED_TRAIT in before.data(root).traits,
         read_back=tree_after is not None,
-        drawing=json.dumps(drawing, separators=(",", ":")),
+        drawing=spool.put(json.dumps(drawing, separators=(",", ":"))),
         inner=inner(result, simulation, tree_after) if inner is not None else None)
 
 
@@ -178,7 +226,7 @@ def entry(result: NodeResult, detail: NodeDetail | None, dry_run: bool) -> dict[
         "findings": findings,
         "violations": [dataclasses.asdict(violation) for violation in result.violations],
         "after_is": _after_is(result, detail, dry_run),
-        "drawing": json.loads(detail.drawing) if detail else None,
+        "drawing": json.loads(Spool.get(detail.drawing)) if detail else None,
     }
 
 

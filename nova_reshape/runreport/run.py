@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import dataclasses
 import functools
+import tempfile
 import time
 from collections.abc import Mapping, Sequence
 from typing import Any
@@ -74,11 +75,14 @@ class RunReport:
         self.buffer: list[dict[str, Any]] = []
         self.chunks = 0
         self.clock = time.monotonic()
+        #: Where the nodes' drawings wait between their check and their entry.
+        self._spool_directory = tempfile.TemporaryDirectory(prefix="nova-reshape-report-")
+        self.spool = records.Spool(self._spool_directory.name)
         writer.start(dataclasses.asdict(facts))
 
     def show(self, inner: Show | None) -> Show:
         """The run's ``show``: ``inner`` (the output's) plus the report's detail."""
-        return functools.partial(records.recorded, inner)
+        return functools.partial(records.recorded, self.spool, inner)
 
     def finished(self, result: NodeResult) -> None:
         """One node is final: count it, sum its capacity, buffer its entry."""
@@ -104,8 +108,10 @@ class RunReport:
             self.buffer = []
 
     def close(self, outcome: Outcome) -> None:
-        """Write the buffered nodes and the end of the report."""
+        """Write the buffered nodes and the end of the report; drop the spool."""
         self.flush()
+        self.spool.close()
+        self._spool_directory.cleanup()
         self.writer.end({
             "outcome": {**dataclasses.asdict(outcome),
                         "seconds": round(time.monotonic() - self.clock, 3)},

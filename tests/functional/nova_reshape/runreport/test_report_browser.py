@@ -56,7 +56,7 @@ def test_report_in_chromium(deployment, tmp_path, browser_binary, artifacts, eng
                                  "'#node-cmp-0001 svg.tree text')).map(t => t.textContent)")
         assert "cmp-0001_pci_0000_84_00_0" in texts and "cmp-0001-fpga-0" in texts
         assert browser.evaluate("document.querySelectorAll('#node-cmp-0001 td').length") > 0
-                         "document.getElementById('f-kind').value = 'disabled';"
+        browser.evaluate("document.getElementById('f-kind').value = 'disabled';"
                          "document.getElementById('f-host').value = '';"
                          "document.getElementById('f-kind').dispatchEvent(new Event('change'))")
         assert browser.evaluate("Array.from(document.querySelectorAll('details.node'))"
