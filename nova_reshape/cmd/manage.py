@@ -5,7 +5,8 @@
     nova-reshape-manage [--config-file FILE]... placement migrate_compute_inventory \\
         (--host-file PATH... | --nova-database URL [--collected DIR] \\
         [--cyborg-database URL]) [--dry-run] [--verbose] \\
-        [--format text|json] [--progress] [--workers N] [--target-release RELEASE] \\
+        [--format text|json] [--report FILE] [--progress] [--workers N] \\
+        [--target-release RELEASE] \\
         [--numa-in-placement] [--nova-config FILE]... [--allow-vgpu-mismatch]
     nova-reshape-manage placement migrate_compute_inventory --host-file PATH ... \\
         [--nova-config FILE]... --print-nova-config
