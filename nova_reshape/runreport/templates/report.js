@@ -2,9 +2,13 @@
   "use strict";
   var SVG = "http://www.w3.org/2000/svg";
   var chunks = {};
-  function chunk(id) {
+  function chunk(id) {  // a promise of the chunk's drawings (gzip, base64, JSON)
     if (!(id in chunks)) {
-      chunks[id] = JSON.parse(document.getElementById("chunk-" + id).textContent);
+      var binary = atob(document.getElementById("chunk-" + id).textContent.trim());
+      var bytes = new Uint8Array(binary.length);
+      for (var i = 0; i < binary.length; i += 1) { bytes[i] = binary.charCodeAt(i); }
+      var text = new Blob([bytes]).stream().pipeThrough(new DecompressionStream("gzip"));
+      chunks[id] = new Response(text).text().then(JSON.parse);
     }
     return chunks[id];
   }
@@ -56,8 +60,14 @@
   function expand(node) {
     if (node.dataset.drawn) { return; }
     node.dataset.drawn = "1";
+    chunk(node.dataset.c).then(function (records) {
+      draw(node, records[Number(node.dataset.k)]);
+    }).catch(function (error) {
+      htmlEl("p", "This node's drawing could not be read: " + error, node.querySelector(".body"));
+    });
+  }
+  function draw(node, record) {
     var body = node.querySelector(".body");
-    var record = chunk(node.dataset.c)[Number(node.dataset.k)];
     if (!record) { htmlEl("p", "The run did not plan this node: no tree to draw.", body); return; }
     var trees = htmlEl("div", null, body);
     trees.className = "trees";
@@ -96,5 +106,5 @@
   host.addEventListener("input", later);
   status.addEventListener("change", apply);
   kind.addEventListener("change", apply);
-  apply();
+  shown.textContent = String(nodes.length);
 }());

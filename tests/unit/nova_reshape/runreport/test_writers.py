@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import base64
+import gzip
 import html.parser
 import io
 import json
@@ -56,8 +58,9 @@ def test_html_escapes_every_value_and_keeps_the_json_inside_its_script():
     assert node["data-host"] == "cmp-<1>" and node["data-kinds"] == "vgpu disabled"
     assert (node["data-c"], node["data-k"]) == ("0", "0")
     (chunk,) = [attrs for tag, attrs in parser.tags if attrs.get("id") == "chunk-0"]
-    assert chunk["type"] == "application/json"
-    assert json.loads(parser.scripts[0]) == [NODE["drawing"]]
+    assert chunk["type"] == "text/plain" and chunk["data-encoding"] == "gzip base64 json"
+    assert json.loads(gzip.decompress(base64.b64decode(parser.scripts[0]))) == [
+        NODE["drawing"]]
     assert "bad </script> & co" in "".join(parser.data)
 
 
