@@ -155,10 +155,10 @@ class ParallelMigration:
     """A :class:`~nova_reshape.compute.migrate.Migration` over ``workers`` processes.
 
     ``opener`` opens one transport per worker (see :data:`Opener`);
-    ``settings``, ``progress`` and ``finished`` are the Migration's (``settings``
-    goes to every worker; ``finished`` is called in this process as each
-    worker's node result arrives). :meth:`run` returns the same results, in the same order,
-    as a single-process run would.
+    ``settings``, ``progress`` and ``finished`` are the Migration's
+    (``settings`` goes to every worker; ``finished`` is called in this
+    process as each worker's node result arrives). :meth:`run` returns the
+    same results, in the same order, as a single-process run would.
     """
 
     def __init__(self, opener: Opener, hosts: Iterable[Host], workers: int,
