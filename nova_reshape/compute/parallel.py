@@ -216,8 +216,8 @@ class ParallelMigration:
     def _conduct(self, pipes: Sequence[multiprocessing.connection.Connection],
                  stop_flag: Any) -> list[migrate.NodeResult]:
         to_check = sum(not node.is_ironic for node in self.nodes.values())
-        conductor = _Conductor(pipes, stop_flag, self.progress, self.finished,
-                               self.settings.dry_run, to_check=to_check)
+        conductor = _Conductor(pipes, stop_flag, self.progress, self.settings.dry_run,
+                               to_check=to_check, finished=self.finished)
         results = conductor.follow()
         self.calls = conductor.calls
         order = {name: index for index, name in enumerate(self.nodes)}
@@ -228,12 +228,12 @@ class _Conductor:
     """The parent's side: relays progress, gives the verdict, collects the results."""
 
     def __init__(self, pipes: Sequence[multiprocessing.connection.Connection], stop_flag: Any,
-                 progress: migrate.Progress, finished: migrate.Finished, dry_run: bool,
-                 to_check: int) -> None:
+                 progress: migrate.Progress, dry_run: bool, to_check: int,
+                 finished: migrate.Finished | None = None) -> None:
         self.pipes = list(pipes)
         self.stop_flag = stop_flag
         self.progress = progress
-        self.finished = finished
+        self.finished = finished or (lambda result: None)
         self.dry_run = dry_run
         self.totals = {"check": to_check, "migrate": 0}
         self.done = {"check": 0, "migrate": 0}
