@@ -157,8 +157,12 @@ def test_run_report_numbers_are_the_databases(deployment, tmp_path):
 
 def test_json_report_schema(deployment, tmp_path):
     path = str(tmp_path / "run.json")
-    code, text = main(*deployment.command("--report", path, "--workers", "2"))
+    code, text = main(*deployment.command("--report", path, "--workers", "2",
+                                          "--format", "json"))
     assert code == manage.EXIT_OK, text
+    # the output's own detail is back in place beside the report's
+    printed = json.loads(text)
+    assert all(node["before"] for node in printed["nodes"] if node["status"] == "migrated")
     with open(path, encoding="utf-8") as stream:
         document = json.load(stream)
     with open(os.path.join(os.path.dirname(__file__), "report.schema.json"),
