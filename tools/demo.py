@@ -9,13 +9,17 @@
 2. runs ``nova-reshape-manage placement migrate_compute_inventory
    --dry-run``: each node's tree before and after, every allocation move
    (a pinned guest's VCPU converted to PCPU among them) and the plan;
-3. runs it for real (PlacementDirect on the database; no service running);
+3. runs it for real (PlacementDirect on the database; no service running),
+   writing the run's HTML report (``--report``) and printing its path;
 4. draws the first node's tree as Placement now holds it (still disabled:
    ``COMPUTE_STATUS_DISABLED`` on its root) and a pinned guest's allocations
    before and after;
 5. runs it once more to show that a migrated deployment is left alone.
 
-    python tools/demo.py [--hosts 2] [--instances 4] [--keep DIR]
+    python tools/demo.py [--hosts 2] [--instances 4] [--keep DIR] [--report FILE]
+
+The report goes to FILE, else to DIR/report.html with ``--keep``, else to a
+new file in the temporary directory that outlives the demo.
 
 With ``--from-nova-db`` the rehearsal starts from a nova cell database
 instead of generated host files (tools/demo_from_nova.py).
@@ -52,7 +56,7 @@ def _allocations(placement: object, consumer: str) -> dict[str, dict[str, int]]:
     return {names[rp]: entry["resources"] for rp, entry in held["allocations"].items()}
 
 
-def run(directory: str, hosts: int, instances: int) -> int:
+def run(directory: str, hosts: int, instances: int, report: str) -> int:
     database = f"sqlite:///{os.path.join(directory, 'placement.sqlite')}"
     conf_path = os.path.join(directory, "placement.conf")
     host_dir = os.path.join(directory, "hosts")
@@ -75,8 +79,9 @@ def run(directory: str, hosts: int, instances: int) -> int:
     if code != manage.EXIT_OK:
         return code
 
-    banner("3. nova-reshape-manage ... migrate_compute_inventory")
-    code = manage.main(command)
+    banner("3. nova-reshape-manage ... migrate_compute_inventory --report FILE.html")
+    code = manage.main([*command, "--report", report])
+    print(f"report: {report} (one self-contained page: open it in a browser)")
     if code != manage.EXIT_OK:
         return code
 
@@ -98,6 +103,17 @@ def run(directory: str, hosts: int, instances: int) -> int:
     return manage.main(command)
 
 
+def report_path(args: argparse.Namespace) -> str:
+    """Where the report goes: kept after the demo's temporary directory is gone."""
+    if args.report:
+        return os.path.abspath(args.report)
+    if args.keep:
+        return os.path.abspath(os.path.join(args.keep, "report.html"))
+    descriptor, path = tempfile.mkstemp(prefix="nova-reshape-demo-report-", suffix=".html")
+    os.close(descriptor)
+    return path
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--hosts", type=int, default=2, help="compute hosts (default 2)")
@@ -108,12 +124,15 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--from-nova-db", action="store_true",
                         help="start from a nova cell database and a collected file "
                         "(describe, dry run, migrate, re-run); --hosts/--instances unused")
+    parser.add_argument("--report", metavar="FILE",
+                        help="where the migration's HTML report goes (default: report.html "
+                        "in --keep's DIR, else a new file in the temporary directory)")
     args = parser.parse_args(argv)
 
     def rehearse(directory: str) -> int:
         if args.from_nova_db:
             return demo_from_nova.run(directory)
-        return run(directory, args.hosts, args.instances)
+        return run(directory, args.hosts, args.instances, report_path(args))
 
     if args.keep:
         os.makedirs(args.keep, exist_ok=True)

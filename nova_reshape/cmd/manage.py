@@ -5,7 +5,8 @@
     nova-reshape-manage [--config-file FILE]... placement migrate_compute_inventory \\
         (--host-file PATH... | --nova-database URL [--collected DIR] \\
         [--cyborg-database URL]) [--dry-run] [--verbose] \\
-        [--format text|json] [--progress] [--workers N] [--target-release RELEASE] \\
+        [--format text|json] [--report FILE] [--progress] [--workers N] \\
+        [--target-release RELEASE] \\
         [--numa-in-placement] [--nova-config FILE]... [--allow-vgpu-mismatch]
     nova-reshape-manage placement migrate_compute_inventory --host-file PATH ... \\
         [--nova-config FILE]... --print-nova-config
@@ -54,7 +55,7 @@ import requests
 import sqlalchemy as sa
 
 from nova_reshape import exception
-from nova_reshape.cmd import collect, describe, from_nova, output, request
+from nova_reshape.cmd import collect, describe, from_nova, output, report_file, request
 from nova_reshape.cmd.refusal import (  # noqa: F401 - the exit statuses, re-exported
     EXIT_BAD_INPUT,
     EXIT_CONFLICT,
@@ -63,6 +64,7 @@ from nova_reshape.cmd.refusal import (  # noqa: F401 - the exit statuses, re-exp
     EXIT_OK,
     EXIT_REFUSED,
     PROGRAM,
+    STATUS_EXITS,
     ExitClass,
     Refusal,
 )
@@ -162,15 +164,7 @@ def placement_opener(access: PlacementAccess) -> parallel.Opener:
 def exit_code(results: Sequence[migrate.NodeResult]) -> int:
     """The run's exit status from its nodes' statuses."""
     statuses = {result.status for result in results}
-    if migrate.REFUSED in statuses:
-        return EXIT_REFUSED
-    if migrate.INVARIANT in statuses:
-        return EXIT_INVARIANT
-    if migrate.FAILED in statuses:
-        return EXIT_FAILED
-    if migrate.CONFLICT in statuses:
-        return EXIT_CONFLICT
-    return EXIT_OK
+    return next((code for status, code in STATUS_EXITS if status in statuses), EXIT_OK)
 
 
 def driver_options(migrate_request: MigrateRequest) -> releases.DriverOptions:
@@ -224,19 +218,31 @@ def migrate_compute_inventory(migrate_request: MigrateRequest, out: TextIO,
     opener = placement_opener(migrate_request.placement)
     if options.numa_in_placement:
         err.write(output.NUMA_WARNING.format(number=options.target.number))
-    workers = migrate_request.workers or parallel.auto_workers(
-        sum(not node.is_ironic for node in nodes_of(hosts).values()))
-    settings = migrate.Settings(dry_run=migrate_request.dry_run, options=options,
-                                show=output.show_for(migrate_request))
-    if workers > 1:
-        results = parallel.ParallelMigration(opener, hosts, workers, settings,
-                                             progress=progress).run()
-    else:
-        with opener() as placement:
-            results = migrate.Migration(placement, hosts, settings, progress=progress).run()
-    code = exit_code(results)
+    with report_file.open_report(migrate_request) as report:
+        show = output.show_for(migrate_request)
+        settings = migrate.Settings(dry_run=migrate_request.dry_run, options=options,
+                                    show=report.show(show) if report else show)
+        results = _run(migrate_request, opener, hosts, settings, progress,
+                       report.finished if report else None)
+        code = exit_code(results)
+        if report:
+            report.close(report_file.outcome(code, migrate_request.dry_run))
     output.write_report(migrate_request, results, code, out)
     return code
+
+
+def _run(migrate_request: MigrateRequest, opener: parallel.Opener, hosts: Sequence[Host],
+         settings: migrate.Settings, progress: migrate.Progress,
+         finished: migrate.Finished | None) -> list[migrate.NodeResult]:
+    """The run over as many workers as asked (or chosen from the number of nodes)."""
+    workers = migrate_request.workers or parallel.auto_workers(
+        sum(not node.is_ironic for node in nodes_of(hosts).values()))
+    if workers > 1:
+        return parallel.ParallelMigration(opener, hosts, workers, settings,
+                                          progress=progress, finished=finished).run()
+    with opener() as placement:
+        return migrate.Migration(placement, hosts, settings, progress=progress,
+                                 finished=finished).run()
 
 
 def _failure(error: Exception) -> Refusal:

@@ -77,11 +77,14 @@ def write_text(results: Sequence[migrate.NodeResult], code: int, dry_run: bool,
             out.writelines(f"{line}\n" for line in result.detail)
     summary = ", ".join(f"{count} {status}"
                         for status, count in sorted(migrate.summarize(results).items()))
+    out.write(f"{summary or 'no nodes'}. {verdict(code, dry_run).capitalize()}.\n")
+
+
+def verdict(code: int, dry_run: bool) -> str:
+    """The report's last sentence for the run's exit status."""
     if code == exits.EXIT_OK:
-        verdict = "dry run: nothing changed" if dry_run else "done"
-    else:
-        verdict = _VERDICTS[code]
-    out.write(f"{summary or 'no nodes'}. {verdict.capitalize()}.\n")
+        return "dry run: nothing changed" if dry_run else "done"
+    return _VERDICTS[code]
 
 
 def write_json(results: Sequence[migrate.NodeResult], code: int, dry_run: bool,

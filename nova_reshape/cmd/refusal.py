@@ -11,6 +11,7 @@ from __future__ import annotations
 import enum
 from collections.abc import Sequence
 
+from nova_reshape.compute import node_result
 from nova_reshape.compute.preflight import Finding
 from nova_reshape.novadb.readonly import BadDatabaseURL, DatabaseReadError
 
@@ -23,6 +24,20 @@ EXIT_BAD_INPUT = 2
 EXIT_REFUSED = 3
 EXIT_CONFLICT = 4
 EXIT_INVARIANT = 5
+
+
+#: The exit status each node status leads to, most severe first: a run's status is
+#: that of the first one any of its nodes has (else :data:`EXIT_OK`).
+STATUS_EXITS: tuple[tuple[node_result.NodeStatus, int], ...] = (
+    (node_result.REFUSED, EXIT_REFUSED),
+    (node_result.INVARIANT, EXIT_INVARIANT),
+    (node_result.FAILED, EXIT_FAILED),
+    (node_result.CONFLICT, EXIT_CONFLICT),
+)
+
+#: A word per exit status, for reports.
+EXIT_NAMES = {EXIT_OK: "ok", EXIT_FAILED: "failed", EXIT_BAD_INPUT: "bad-input",
+              EXIT_REFUSED: "refused", EXIT_CONFLICT: "conflict", EXIT_INVARIANT: "invariant"}
 
 
 class ExitClass(enum.Enum):

@@ -76,6 +76,8 @@ class MigrateRequest:
     #: ``--workers``; None: chosen from the number of nodes.
     workers: int | None = None
     print_nova_config: bool = False
+    #: ``--report FILE``: the run's report, HTML (or JSON for ``*.json``); None: none.
+    report: str | None = None
 
     @classmethod
     def from_args(cls, args: argparse.Namespace) -> MigrateRequest:
@@ -91,7 +93,7 @@ class MigrateRequest:
             allow_vgpu_mismatch=args.allow_vgpu_mismatch, dry_run=args.dry_run,
             verbose=args.verbose, output_format=OutputFormat(args.format),
             progress=args.progress, workers=args.workers,
-            print_nova_config=args.print_nova_config)
+            print_nova_config=args.print_nova_config, report=args.report)
 
     @property
     def detailed(self) -> bool:
@@ -117,6 +119,10 @@ def add_parser(actions: Any) -> argparse.ArgumentParser:
         "--workers", type=_workers, metavar="N",
         help="worker processes migrating nodes side by side (default: one per CPU and "
         f"per {parallel.NODES_PER_WORKER} nodes, at most {parallel.MAX_AUTO_WORKERS})")
+    parser.add_argument("--report", metavar="FILE",
+                        help="also write the run's report to FILE: one self-contained HTML "
+                        "page (trees before and after, capacity per class, refusals), or "
+                        "JSON when FILE ends in .json; written while nodes finish")
     parser.add_argument("--progress", action="store_true",
                         help="show progress bars even when stderr is not a "
                         "terminal or with --format json")

@@ -155,15 +155,18 @@ class ParallelMigration:
     """A :class:`~nova_reshape.compute.migrate.Migration` over ``workers`` processes.
 
     ``opener`` opens one transport per worker (see :data:`Opener`);
-    ``settings`` and ``progress`` are the Migration's (``settings`` goes to
-    every worker). :meth:`run` returns the same results, in the same order,
-    as a single-process run would.
+    ``settings``, ``progress`` and ``finished`` are the Migration's
+    (``settings`` goes to every worker; ``finished`` is called in this
+    process as each worker's node result arrives). :meth:`run` returns the
+    same results, in the same order, as a single-process run would.
     """
 
     def __init__(self, opener: Opener, hosts: Iterable[Host], workers: int,
                  settings: migrate.Settings = migrate.Settings(), *,
-                 progress: migrate.Progress | None = None) -> None:
+                 progress: migrate.Progress | None = None,
+                 finished: migrate.Finished | None = None) -> None:
         self.settings = settings
+        self.finished = finished or (lambda result: None)
         self.opener = opener
         self.hosts = list(hosts)
         self.nodes = nodes_of(self.hosts)
@@ -212,8 +215,9 @@ class ParallelMigration:
 
     def _conduct(self, pipes: Sequence[multiprocessing.connection.Connection],
                  stop_flag: Any) -> list[migrate.NodeResult]:
+        to_check = sum(not node.is_ironic for node in self.nodes.values())
         conductor = _Conductor(pipes, stop_flag, self.progress, self.settings.dry_run,
-                               to_check=sum(not node.is_ironic for node in self.nodes.values()))
+                               to_check=to_check, finished=self.finished)
         results = conductor.follow()
         self.calls = conductor.calls
         order = {name: index for index, name in enumerate(self.nodes)}
@@ -224,10 +228,12 @@ class _Conductor:
     """The parent's side: relays progress, gives the verdict, collects the results."""
 
     def __init__(self, pipes: Sequence[multiprocessing.connection.Connection], stop_flag: Any,
-                 progress: migrate.Progress, dry_run: bool, to_check: int) -> None:
+                 progress: migrate.Progress, dry_run: bool, to_check: int,
+                 finished: migrate.Finished | None = None) -> None:
         self.pipes = list(pipes)
         self.stop_flag = stop_flag
         self.progress = progress
+        self.finished = finished or (lambda result: None)
         self.dry_run = dry_run
         self.totals = {"check": to_check, "migrate": 0}
         self.done = {"check": 0, "migrate": 0}
@@ -268,6 +274,7 @@ class _Conductor:
             case Checked(refused, pending):
                 self._checked(worker, refused=refused, pending=pending)
             case Finished(result):
+                self.finished(result)
                 self.results.append(result)
             case Done(calls):
                 self.reported.add(worker)

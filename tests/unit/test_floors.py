@@ -20,6 +20,7 @@ FLOORS: tuple[tuple[str, ...], ...] = (
     ("nova_reshape.report", "nova_reshape.virt", "nova_reshape.novadb"),
     ("nova_reshape.hostfacts", "nova_reshape.scheduler"),
     ("nova_reshape.compute",),
+    ("nova_reshape.runreport",),
     ("nova_reshape.cmd",),
 )
 

@@ -58,3 +58,15 @@ def test_console_scripts_point_at_callables() -> None:
     for target in scripts.values():
         module, _, attribute = target.partition(":")
         assert callable(getattr(importlib.import_module(module), attribute)), target
+
+
+def test_package_data_ships_every_report_template() -> None:
+    patterns = [pattern.strip() for pattern in
+                setup_cfg()["options.package_data"]["nova_reshape.runreport"].split(",")]
+    templates = ROOT / "nova_reshape" / "runreport"
+    files = [path for path in (templates / "templates").iterdir() if path.is_file()]
+    assert files
+    for path in files:
+        assert any(path.relative_to(templates).match(pattern) for pattern in patterns), path
+    requires = " ".join(lines(setup_cfg()["options"]["install_requires"]))
+    assert "Jinja2" in requires

@@ -21,6 +21,9 @@ def test_demo_generates_migrates_and_reruns(tmp_path, capsys):
     assert "'VCPU': 2" in before and "'PCPU'" not in before
     assert "'PCPU': 2" in after.splitlines()[0] and "'VCPU'" not in after.splitlines()[0]
     assert (tmp_path / "placement.sqlite").exists()
+    report = tmp_path / "report.html"
+    assert f"report: {report} (" in real
+    assert 'class="node" id="node-cmp-0000"' in report.read_text(encoding="utf-8")
 
 
 def test_demo_from_nova_db_describes_migrates_and_reruns(tmp_path, capsys):

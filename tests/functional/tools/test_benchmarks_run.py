@@ -91,6 +91,9 @@ BENCHES = [
     Bench("bench_migrate.py", MIGRATE, MIGRATE_FIGURES),
     Bench("bench_migrate_killed.py", KILLED, KILLED_FIGURES),
     Bench("bench_allocations.py", ("--engine", "sqlite", *ALLOCATIONS), ALLOCATIONS_FIGURES),
+    # Its browser figures are printed only where chromium is (else the reason why not).
+    Bench("bench_report.py", ("--nodes", "4", "--gpus", "1", "--instances", "2"),
+          _json_figures("report_mb", "seconds", "peak_mb")),
     Bench("bench_migrate.py", (*MIGRATE, "--engine", "postgresql", *_on(ENV_POSTGRESQL)),
           MIGRATE_FIGURES, ENV_POSTGRESQL, "postgresql"),
     Bench("bench_migrate_killed.py", (*KILLED, "--engine", "postgresql", *_on(ENV_POSTGRESQL)),

@@ -121,3 +121,16 @@ def test_each_worker_gets_only_the_hosts_of_its_share():
     assert shares == [["h0-n0", "h1-n0", "h2-n0"], ["h0-n1", "h1-n1", "h2-n1"]]
     assert run.hosts_of(["h1-n0"]) == [hosts[1]]
     assert run.hosts_of(["h0-n1", "h2-n0"]) == [hosts[0], hosts[2]]
+
+
+def test_each_result_is_handed_to_finished_as_it_arrives():
+    pipes = [multiprocessing.Pipe()]
+    seen = []
+    conductor = parallel._Conductor([pipes[0][0]], threading.Event(), lambda *args: None,
+                                    True, 2, finished=seen.append)
+    worker = pipes[0][1]
+    worker.send(parallel.Checked(False, 0))
+    first, second = (migrate.NodeResult(name, migrate.UNCHANGED) for name in ("a", "b"))
+    _finish(worker, first, second)
+    assert conductor.follow() == [first, second]
+    assert [result.nodename for result in seen] == ["a", "b"]

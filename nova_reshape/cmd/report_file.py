@@ -1,0 +1,61 @@
+"""``--report FILE``: the run's report file, opened before the run and closed after it.
+
+The report itself is :mod:`nova_reshape.runreport`; this module only says
+what the command line gives it: the run's facts (the inputs as given,
+database passwords hidden), which exit status each node status leads to,
+and the run's outcome.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import datetime
+from collections.abc import Iterator
+
+from nova_reshape.cmd import output
+from nova_reshape.cmd.refusal import EXIT_NAMES, STATUS_EXITS
+from nova_reshape.cmd.request import HostFiles, MigrateRequest, NovaDatabase
+from nova_reshape.novadb.readonly import display_url
+from nova_reshape.runreport.run import Outcome, RunFacts, RunReport
+from nova_reshape.runreport.writers import writer_for
+
+
+def inputs_of(request: MigrateRequest) -> tuple[tuple[str, str], ...]:
+    """(name, value) of each input the run reads, as the operator gave it."""
+    inputs: list[tuple[str, str]] = []
+    match request.hosts:
+        case HostFiles(paths):
+            inputs += [("host file", path) for path in paths]
+        case NovaDatabase() as source:
+            inputs.append(("nova database", display_url(source.url)))
+            if source.collected:
+                inputs.append(("collected", source.collected))
+            if source.cyborg_database:
+                inputs.append(("cyborg database", display_url(source.cyborg_database)))
+    inputs += [("nova.conf", path) for path in request.nova_configs]
+    access = request.placement
+    inputs += [("placement.conf", path) for path in access.config_files]
+    if access.url:
+        inputs.append(("placement URL", access.url))
+    return tuple(inputs)
+
+
+def facts_of(request: MigrateRequest) -> RunFacts:
+    return RunFacts(target=str(request.target), dry_run=request.dry_run,
+                    inputs=inputs_of(request),
+                    started=datetime.datetime.now(datetime.UTC).isoformat(timespec="seconds"))
+
+
+def outcome(code: int, dry_run: bool) -> Outcome:
+    return Outcome(code, EXIT_NAMES[code], output.verdict(code, dry_run))
+
+
+@contextlib.contextmanager
+def open_report(request: MigrateRequest) -> Iterator[RunReport | None]:
+    """The run's report when ``--report`` asks for one (its file open for the run), else None."""
+    if request.report is None:
+        yield None
+        return
+    with open(request.report, "w", encoding="utf-8") as stream:
+        yield RunReport(writer_for(request.report, stream), facts_of(request),
+                        {str(status): code for status, code in STATUS_EXITS})
