@@ -15,6 +15,7 @@ import pytest
 import requests
 
 from placement_wsgi.cmd import api
+from tests.fixtures.databases import SERVERS
 
 
 def environment(tmp_path: pathlib.Path, **variables: str) -> dict[str, str]:
@@ -56,14 +57,14 @@ def test_serves_on_the_printed_address_and_stops_on_sigterm(tmp_path: pathlib.Pa
             process.wait(timeout=10)
 
 
-def test_missing_connection_is_one_line_and_status_1(tmp_path: pathlib.Path) -> None:
+def test_missing_connection_is_one_line_and_status_2(tmp_path: pathlib.Path) -> None:
     result = subprocess.run(command("--port", "0"), env=environment(tmp_path),
                             capture_output=True, text=True, timeout=120)
-    assert result.returncode == 1
+    assert result.returncode == 2
     assert "Traceback" not in result.stderr
     lines = result.stderr.strip().splitlines()
     assert len(lines) == 1, result.stderr
-    assert lines[0].startswith("placement-api: error: configuration error: "
+    assert lines[0].startswith("placement-api: error: database (none): "
                                "[placement_database] connection is not set")
 
 
@@ -76,7 +77,7 @@ def test_port_in_use_is_one_line_and_status_1(tmp_path: pathlib.Path) -> None:
         result = subprocess.run(
             command("--port", str(port)),
             env=environment(tmp_path, OS_PLACEMENT_DATABASE__CONNECTION=(
-                f"sqlite:///{tmp_path / 'b.sqlite'}"), OS_PLACEMENT_API__AUTH_STRATEGY="noauth2"),
+                SERVERS.fresh_url("sqlite")), OS_PLACEMENT_API__AUTH_STRATEGY="noauth2"),
             capture_output=True, text=True, timeout=120)
     assert time.monotonic() - started < 120
     assert result.returncode == 1
