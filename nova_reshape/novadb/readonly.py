@@ -78,6 +78,26 @@ def short_error(error: BaseException) -> str:
     return text[0] if text else type(original).__name__
 
 
+def _connect(engine: sa.Engine, url: str, what: str) -> sa.Connection:
+    """A connection, or the finding of why there is none raised as one line.
+
+    SQLite opens any file and finds it is no database only when it reads the
+    catalogue, so that is read here, before the reader's first query.
+    """
+    connection = None
+    try:
+        connection = engine.connect()
+        if connection.dialect.name == "sqlite":
+            connection.exec_driver_sql("SELECT count(*) FROM sqlite_master")
+            connection.rollback()
+        return connection
+    except sa.exc.DBAPIError as error:
+        if connection is not None:
+            connection.close()
+        raise _unusable(what, preflight.connect_finding(
+            error, url, f"the {what} URL")) from error
+
+
 @contextlib.contextmanager
 def read_only(url: str, what: str) -> Iterator[sa.Connection]:
     """A connection in a read-only transaction on ``url``; rolled back on exit.
@@ -86,11 +106,7 @@ def read_only(url: str, what: str) -> Iterator[sa.Connection]:
     """
     engine = _engine(url, what)
     try:
-        try:
-            connection = engine.connect()
-        except sa.exc.DBAPIError as error:
-            raise _unusable(what, preflight.connect_finding(
-                error, url, f"the {what} URL")) from error
+        connection = _connect(engine, url, what)
         with connection:
             try:
                 with connection.begin() as transaction:

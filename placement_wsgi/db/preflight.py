@@ -278,7 +278,9 @@ def _recorded_revision(connection: sa.Connection) -> str | None:
 def _check_schema(connection: sa.Connection, shown: str, schema: Schema,
                   setting: str) -> Finding | None:
     if schema is Schema.ANY:
-        connection.exec_driver_sql("SELECT 1")
+        # Reading the catalogue, not just SELECT 1: SQLite opens any file and
+        # only finds it is no database when it reads its schema.
+        sa.inspect(connection).get_table_names()
         return None
     revision = _recorded_revision(connection)
     head = migration.head_revision()

@@ -15,6 +15,12 @@ import sqlalchemy as sa
 from placement_wsgi import conf as placement_conf
 from placement_wsgi.cmd import manage
 from placement_wsgi.db import migration
+from tests.fixtures.bad_databases import (  # noqa: F401 (fixture)
+    BAD_CONFIG_FILES,
+    BadDatabase,
+    assert_one_error_line,
+    bad_database,
+)
 from tests.fixtures.empty_databases import (
     empty_db_url,  # noqa: F401 (fixture)
     upgrade_to,
@@ -181,3 +187,29 @@ def test_console_script_exit_codes(tmp_path: pathlib.Path) -> None:
                             env=environment, capture_output=True, text=True, timeout=120)
     assert synced.returncode == 0, synced.stderr
     assert migration.head_revision() in synced.stdout
+
+
+@pytest.mark.parametrize("action", ["version", "sync"])
+def test_every_wrong_database_is_one_line_and_creates_nothing(
+        capsys: pytest.CaptureFixture, monkeypatch: pytest.MonkeyPatch,
+        bad_database: BadDatabase, action: str) -> None:  # noqa: F811
+    if bad_database.placement_schema or (action == "sync" and bad_database.name == "no-file"):
+        pytest.skip("not an error here: db sync creates and upgrades, db version reads any")
+    monkeypatch.setenv("OS_PLACEMENT_DATABASE__CONNECTION", bad_database.url)
+    status, out, err = run(capsys, "db", action)
+    assert (status, out) == (1 if bad_database.transient else 2, "")
+    assert_one_error_line(err, "placement-manage", bad_database)
+    assert bad_database.created() == ""
+
+
+@pytest.mark.parametrize(("content", "fragment"), BAD_CONFIG_FILES)
+def test_a_bad_config_file_is_one_line_and_status_2(
+        capsys: pytest.CaptureFixture, tmp_path: pathlib.Path, content: bytes,
+        fragment: str) -> None:
+    path = tmp_path / "placement.conf"
+    path.write_bytes(content)
+    status, out, err = run(capsys, "--config-file", str(path), "db", "sync")
+    assert (status, out) == (2, "")
+    assert fragment in assert_one_error_line(err, "placement-manage")
+    assert str(path) in err
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["placement.conf"]
