@@ -211,7 +211,12 @@ def connect_finding(error: sa.exc.DBAPIError, url: str | sa.engine.URL,
             "role \"")):
         return Finding(Problem.BAD_CREDENTIALS, shown, f"the server refused the login ({text})",
                        f"fix the user or password in {setting}, or grant it access")
-    if sa.engine.make_url(url).get_backend_name() == "sqlite":
+    sqlite = sa.engine.make_url(url).get_backend_name() == "sqlite"
+    if sqlite and "locked" in lowered:
+        return Finding(Problem.UNREACHABLE, shown, f"cannot read it ({text})",
+                       "another process holds it locked; running again is safe once it is "
+                       "free")
+    if sqlite:
         return Finding(Problem.NOT_A_DATABASE, shown, f"cannot open it ({text})",
                        f"check that {setting} names an SQLite database file")
     return Finding(Problem.UNREACHABLE, shown, f"cannot connect ({text})",
@@ -228,7 +233,7 @@ def _probe_url(url: sa.engine.URL, access: Access) -> sa.engine.URL | None:
     if path is None or (access is Access.CREATE and not os.path.exists(path)):
         return None
     # mode=rw: opened only if it exists, so the probe itself never creates it.
-    return url.set(database=f"file:{path}", query={"mode": "rw", "uri": "true"})
+    return url.set(database=f"file:{path}").update_query_dict({"mode": "rw", "uri": "true"})
 
 
 def _connect_args(url: sa.engine.URL) -> dict[str, int]:

@@ -81,3 +81,19 @@ def test_require_raises_the_finding(tmp_path: pathlib.Path) -> None:
         preflight.require(f"sqlite:///{tmp_path / 'absent.sqlite'}")
     assert raised.value.finding.problem is Problem.NO_FILE
     assert str(raised.value) == str(raised.value.finding)
+
+
+def test_a_locked_sqlite_file_is_waited_for_not_misnamed(tmp_path: pathlib.Path) -> None:
+    import sqlite3
+
+    path = tmp_path / "locked.sqlite"
+    holder = sqlite3.connect(path, isolation_level=None)
+    holder.execute("CREATE TABLE t (x)")
+    holder.execute("BEGIN EXCLUSIVE")
+    try:
+        finding = preflight.check(f"sqlite:///{path}?timeout=0", schema=Schema.ANY)
+    finally:
+        holder.execute("ROLLBACK")
+        holder.close()
+    assert finding is not None and finding.problem is Problem.UNREACHABLE, finding
+    assert "locked" in finding.cause
