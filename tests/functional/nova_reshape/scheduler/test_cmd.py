@@ -9,6 +9,9 @@ import json
 import pytest
 
 from nova_reshape.scheduler.cmd import main
+from placement_wsgi.db.database import Database, DatabaseUnavailable
+from placement_wsgi.db.preflight import masked_url
+from placement_wsgi.errors import DATABASE_UNREACHABLE
 from tests.fixtures.bad_databases import (  # noqa: F401 (fixture)
     BadDatabase,
     assert_one_error_line,
@@ -33,3 +36,17 @@ def test_every_wrong_placement_database_is_one_line(
     else:
         assert captured.out == ""
     assert bad_database.created() == ""
+
+
+def test_a_database_lost_while_reading_gives_its_reason(
+        capsys: pytest.CaptureFixture, monkeypatch: pytest.MonkeyPatch, db_url: str) -> None:
+    def unavailable(*args, **kwargs):
+        raise DatabaseUnavailable()
+
+    monkeypatch.setattr(Database, "read", unavailable)
+    status = main(["explain", "--placement-database", db_url, "--flavor", "f",
+                   "--vcpus", "1", "--ram", "512", "--disk", "1"])
+    line = assert_one_error_line(capsys.readouterr().err, "nova-reshape-scheduler")
+    assert status == 3
+    assert line.endswith(f"cannot read the Placement database {masked_url(db_url)}: "
+                         f"{DATABASE_UNREACHABLE}")
