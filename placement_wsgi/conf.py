@@ -15,7 +15,7 @@ docs/configuration.md documents every option.
 from __future__ import annotations
 
 import os
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 
 from oslo_config import cfg
 from oslo_log import log as oslo_log
@@ -235,6 +235,7 @@ def load_config(
     register_logging_opts(conf)
     if config_files is None:
         config_files = find_config_files()
+    check_text_files(config_files)
     conf(
         args if args is not None else [],
         project=project,
@@ -243,7 +244,55 @@ def load_config(
         use_env=True,
     )
     apply_prefixed_environment(conf, os.environ)
+    check_values(conf, list(config_files))
     return conf
+
+
+def check_text_files(paths: Sequence[str]) -> None:
+    """Refuse a config file that is not UTF-8 text, naming it.
+
+    oslo.config would fail on it with a bare ``UnicodeDecodeError`` naming no
+    file. Files that are missing or unreadable are left to oslo.config, which
+    names them.
+    """
+    for path in paths:
+        try:
+            with open(path, "rb") as handle:
+                handle.read().decode("utf-8")
+        except OSError:
+            continue
+        except UnicodeDecodeError as error:
+            raise cfg.ConfigFileParseError(
+                path, f"not a text file (byte {error.start} is not UTF-8); is it the "
+                "right file?") from None
+
+
+def check_values(conf: cfg.ConfigOpts, config_files: Sequence[str] = ()) -> None:
+    """Read every registered option once, so that a bad value is refused now.
+
+    oslo.config converts a value only when it is read, so ``max_retries =
+    banana`` would otherwise be found (or not) by whichever code reads it
+    first, possibly much later. Raises ``cfg.ConfigFileValueError`` naming
+    the ``config_files`` read, the group, the option and why.
+    """
+    where = f"{', '.join(config_files)}: " if config_files else ""
+    for name in list(conf):
+        group = conf[name]
+        if not isinstance(group, cfg.ConfigOpts.GroupAttr):
+            _read_value(conf, f"{where}[DEFAULT]", name)
+            continue
+        for option in list(group):
+            _read_value(group, f"{where}[{name}]", option)
+
+
+def _read_value(namespace: cfg.ConfigOpts | cfg.ConfigOpts.GroupAttr, group: str,
+                option: str) -> None:
+    try:
+        namespace[option]
+    except (cfg.ConfigFileValueError, cfg.ConfigSourceValueError, ValueError) as error:
+        reason = str(error).rpartition(" is not valid: ")[2] or type(error).__name__
+        raise cfg.ConfigFileValueError(
+            f"{group} {option}: invalid value ({reason})") from None
 
 
 def apply_prefixed_environment(conf: cfg.ConfigOpts, environ: Mapping[str, str]) -> None:

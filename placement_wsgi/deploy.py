@@ -36,16 +36,24 @@ class ConfigurationError(Exception):
     """The configuration cannot produce a working service."""
 
 
+def connection_url(conf: cfg.ConfigOpts) -> str:
+    """``[placement_database] connection`` with ``connection_parameters`` appended
+    (``""`` when not set): the URL the service opens."""
+    group = conf.placement_database
+    url = group.connection or ""
+    if url and group.connection_parameters:
+        url += ("&" if "?" in url else "?") + group.connection_parameters
+    return url
+
+
 def database_from_conf(conf: cfg.ConfigOpts) -> Database:
     """A :class:`Database` for ``[placement_database]`` of ``conf``."""
     group = conf.placement_database
-    url = group.connection
+    url = connection_url(conf)
     if not url:
         raise ConfigurationError(
             "[placement_database] connection is not set; give an SQLAlchemy URL such as "
             "sqlite:////var/lib/placement/placement.sqlite")
-    if group.connection_parameters:
-        url += ("&" if "?" in url else "?") + group.connection_parameters
     return Database(
         url,
         sqlite_busy_timeout_ms=group.sqlite_busy_timeout,

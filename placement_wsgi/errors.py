@@ -51,6 +51,10 @@ class BadRequest(PlacementError):
     status = 400
 
 
+class Unauthorized(PlacementError):
+    status = 401
+
+
 class Forbidden(PlacementError):
     status = 403
 

@@ -5,8 +5,10 @@
 plus environment, see :func:`placement_wsgi.conf.load_config`), set up
 logging, open the database. Whatever can go wrong at that point is the
 operator's to fix (a missing option, a typo in a URL, a database that is not
-up), so it is reported as :class:`StartupError` carrying one line of text,
-never as a traceback.
+up), so it is reported as :class:`StartupError` carrying one line of text
+and an exit status, never as a traceback. The database is checked by
+:mod:`placement_wsgi.db.preflight` before anything opens it, so a mistyped
+SQLite path is reported rather than created.
 """
 
 from __future__ import annotations
@@ -24,13 +26,40 @@ from oslo_log import log as oslo_log
 
 from placement_wsgi import conf as placement_conf
 from placement_wsgi import deploy
+from placement_wsgi.db import preflight
 from placement_wsgi.db.database import Database
 
 LOG = logging.getLogger(__name__)
 
+#: Exit status of a console script that failed (a database that stayed
+#: unreachable, a command that broke); running again may succeed.
+EXIT_FAILED = 1
+#: Exit status for a configuration the operator must fix (files, options,
+#: a database URL or the database it names).
+EXIT_CONFIGURATION = 2
+
 
 class StartupError(Exception):
-    """The process cannot start; ``str()`` is a one-line explanation."""
+    """The process cannot start; ``str()`` is a one-line explanation.
+
+    ``exit_code``: what a console script exits with (:data:`EXIT_FAILED` or
+    :data:`EXIT_CONFIGURATION`).
+    """
+
+    def __init__(self, message: str, exit_code: int = EXIT_FAILED) -> None:
+        super().__init__(message)
+        self.exit_code = exit_code
+
+
+def configuration_error(message: str) -> StartupError:
+    """A :class:`StartupError` the operator fixes in the configuration."""
+    return StartupError(f"configuration error: {message}", EXIT_CONFIGURATION)
+
+
+def database_error(finding: preflight.Finding) -> StartupError:
+    """A database that cannot be used, as a :class:`StartupError` of its exit class."""
+    return StartupError(str(finding), EXIT_FAILED if finding.problem.transient
+                        else EXIT_CONFIGURATION)
 
 
 def one_line(error: BaseException) -> str:
@@ -73,7 +102,7 @@ def load_conf(
     try:
         return placement_conf.load_config(args=args, config_files=config_files)
     except (cfg.Error, ValueError) as error:
-        raise StartupError(f"configuration error: {one_line(error)}") from error
+        raise configuration_error(one_line(error)) from error
 
 
 def setup_logging(conf: cfg.ConfigOpts, program: str = "placement") -> None:
@@ -86,74 +115,92 @@ def setup_logging(conf: cfg.ConfigOpts, program: str = "placement") -> None:
     try:
         oslo_log.setup(conf, program)
     except (cfg.Error, ValueError, OSError) as error:
-        raise StartupError(f"cannot set up logging: {one_line(error)}") from error
+        raise StartupError(f"cannot set up logging: {one_line(error)}",
+                           EXIT_CONFIGURATION) from error
 
 
 def describe_url(url: str | sa.engine.URL) -> str:
     """The database URL with its password masked, for messages."""
+    return preflight.masked_url(url)
+
+
+def connection_url(conf: cfg.ConfigOpts) -> str:
+    """:func:`deploy.connection_url`, an invalid option value as a :class:`StartupError`."""
     try:
-        return sa.engine.make_url(url).render_as_string(hide_password=True)
-    except sa.exc.ArgumentError:
-        return "<unparsable URL>"
+        return deploy.connection_url(conf)
+    except (cfg.Error, ValueError) as error:
+        raise configuration_error(one_line(error)) from error
+
+
+def check_database(conf: cfg.ConfigOpts, access: preflight.Access,
+                   schema: preflight.Schema) -> None:
+    """:func:`placement_wsgi.db.preflight.check` of ``[placement_database]``; a
+    finding raised as a :class:`StartupError` (nothing is created)."""
+    wait_for_database(conf, attempts=1, interval=0, access=access, schema=schema)
 
 
 def open_database(conf: cfg.ConfigOpts) -> Database:
-    """The :class:`Database` of ``[placement_database]``, as :class:`StartupError`s."""
-    try:
-        connection = conf.placement_database.connection
-    except (cfg.Error, ValueError) as error:
-        raise StartupError(f"configuration error: {one_line(error)}") from error
-    if not connection:
-        raise StartupError(
-            "configuration error: [placement_database] connection is not set; set it in "
-            "placement.conf or as OS_PLACEMENT_DATABASE__CONNECTION, e.g. "
-            "sqlite:////var/lib/placement/placement.sqlite")
+    """The :class:`Database` of ``[placement_database]``, as :class:`StartupError`s.
+
+    Only the URL is checked here (:func:`placement_wsgi.db.preflight.check_url`);
+    call :func:`check_database` (or :func:`wait_for_database`) first for the
+    rest: opening an engine connects to nothing.
+    """
+    url = connection_url(conf)
+    finding = preflight.check_url(url, access=preflight.Access.CREATE)
+    if finding is not None:
+        raise database_error(finding)
     try:
         return deploy.database_from_conf(conf)
     except deploy.ConfigurationError as error:
-        raise StartupError(f"configuration error: {one_line(error)}") from error
+        raise configuration_error(one_line(error)) from error
     except (cfg.Error, ValueError, ImportError, sa.exc.SQLAlchemyError) as error:
-        raise StartupError(
-            f"cannot use database {describe_url(connection)}: {one_line(error)}") from error
+        raise StartupError(f"cannot use database {describe_url(url)}: {one_line(error)}",
+                           EXIT_CONFIGURATION) from error
 
 
-def wait_for_database(database: Database, attempts: int, interval: float) -> None:
-    """Connect once, trying ``attempts`` times ``interval`` seconds apart (-1: forever).
+def wait_for_database(conf: cfg.ConfigOpts, attempts: int, interval: float,
+                      access: preflight.Access = preflight.Access.USE,
+                      schema: preflight.Schema = preflight.Schema.HEAD) -> None:
+    """:func:`check_database`, trying ``attempts`` times ``interval`` seconds apart
+    (-1: forever) while the server is unreachable.
 
     Lets a service started together with its database server (containers,
-    boot) wait for it instead of failing; a database that stays unreachable
-    ends in :class:`StartupError`.
+    boot) wait for it instead of failing. Only an unreachable server is
+    waited for: every other finding (a bad URL, a missing SQLite directory,
+    wrong credentials, no schema) ends in :class:`StartupError` at once.
     """
+    url = connection_url(conf)
     attempt = 0
     while True:
         attempt += 1
-        try:
-            with database.engine.connect() as connection:
-                connection.execute(sa.text("SELECT 1"))
+        finding = preflight.check(url, access=access, schema=schema)
+        if finding is None:
             return
-        except sa.exc.DBAPIError as error:
-            if attempts >= 0 and attempt >= max(attempts, 1):
-                raise StartupError(
-                    f"cannot connect to database {describe_url(database.url)}: "
-                    f"{one_line(error)}") from error
-            LOG.warning("database %s not reachable (attempt %d): %s; retrying in %ss",
-                        describe_url(database.url), attempt, one_line(error), interval)
-            time.sleep(interval)
+        if not finding.problem.transient or (attempts >= 0 and attempt >= max(attempts, 1)):
+            raise database_error(finding)
+        LOG.warning("%s (attempt %d); retrying in %ss", finding, attempt, interval)
+        time.sleep(interval)
 
 
 def build_application(conf: cfg.ConfigOpts) -> Any:
-    """The WSGI app for ``conf``: database reachable, schema synced if asked.
+    """The WSGI app for ``conf``: database usable, schema synced if asked.
 
     ``[placement_database] max_retries`` / ``retry_interval`` govern the wait
-    for the database at start-up.
+    for an unreachable database server at start-up. Without ``sync_on_startup``
+    the schema must be at head: a database never synced refuses the start
+    (one line) rather than answering every request with a 500.
     """
-    database = open_database(conf)
     group = conf.placement_database
-    wait_for_database(database, group.max_retries, group.retry_interval)
+    sync = group.sync_on_startup
+    wait_for_database(conf, group.max_retries, group.retry_interval,
+                      access=preflight.Access.CREATE if sync else preflight.Access.USE,
+                      schema=preflight.Schema.UPGRADABLE if sync else preflight.Schema.HEAD)
+    database = open_database(conf)
     try:
         return deploy.loadapp(conf, database=database)
     except deploy.ConfigurationError as error:
-        raise StartupError(f"configuration error: {one_line(error)}") from error
+        raise configuration_error(one_line(error)) from error
     except (cfg.Error, ValueError, RuntimeError, sa.exc.SQLAlchemyError) as error:
         raise StartupError(
             f"cannot start on database {describe_url(database.url)}: "

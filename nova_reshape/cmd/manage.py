@@ -77,6 +77,8 @@ from nova_reshape.transport import http_placement, open_direct
 from nova_reshape.virt import releases
 from nova_reshape.virt.described import nodes_of
 from nova_reshape.virt.host import Host, HostDescriptionError, load_hosts
+from placement_wsgi import service
+from placement_wsgi.db import preflight
 
 
 class _Parser(argparse.ArgumentParser):
@@ -118,17 +120,25 @@ def open_database(config_files: Sequence[str]) -> Iterator[Any]:
 
 
 def _database_conf(config_files: Sequence[str]) -> Any:
-    from oslo_config import cfg
-
-    from placement_wsgi import conf as placement_conf
     try:
-        conf = placement_conf.load_config(config_files=list(config_files))
-    except cfg.Error as error:
-        raise _bad_input(f"configuration: {error}") from error
+        conf = service.load_conf(config_files=list(config_files))
+    except service.StartupError as error:
+        raise _bad_input(str(error)) from error
     if not conf.placement_database.connection:
         raise _bad_input("configuration: [placement_database] connection is not set in "
                          + ", ".join(config_files))
     return conf
+
+
+def check_placement_database(conf: Any) -> None:
+    """Placement's database usable as the migration needs it (schema at head), or a
+    refusal naming it, the cause and the fix; nothing is created."""
+    try:
+        service.check_database(conf, preflight.Access.USE, preflight.Schema.HEAD)
+    except service.StartupError as error:
+        exit_class = (ExitClass.BAD_INPUT if error.exit_code == service.EXIT_CONFIGURATION
+                      else ExitClass.FAILED)
+        raise Refusal(exit_class, str(error)) from error
 
 
 def _bad_input(message: str) -> Refusal:
@@ -139,8 +149,8 @@ def placement_opener(access: PlacementAccess) -> parallel.Opener:
     """What opens the transport ``access`` asks for (in each worker); a refusal when
     unusable.
 
-    The configuration is loaded and checked here, once, so a bad one is
-    reported before any worker starts.
+    The configuration and the database are loaded and checked here, once, so
+    a bad one is reported before any worker starts.
     """
     if access.url and access.config_files:
         raise _bad_input("give either --config-file or --placement-url, not both")
@@ -157,7 +167,7 @@ def placement_opener(access: PlacementAccess) -> parallel.Opener:
     if not access.config_files:
         raise _bad_input("give --config-file (a placement.conf naming the database) or "
                          "--placement-url")
-    _database_conf(access.config_files)
+    check_placement_database(_database_conf(access.config_files))
     return functools.partial(open_database, list(access.config_files))
 
 
@@ -210,12 +220,14 @@ def print_nova_config(hosts: Sequence[Host], options: releases.DriverOptions,
 def migrate_compute_inventory(migrate_request: MigrateRequest, out: TextIO,
                               err: TextIO) -> int:
     """The migration the request asks for; its exit status (refusals raised)."""
-    hosts, options = read_inputs(migrate_request, out)
     if migrate_request.print_nova_config:
-        return print_nova_config(hosts, options, out)
+        return print_nova_config(*read_inputs(migrate_request, out), out)
+    # Placement's database (or URL) first: a wrong one is reported before
+    # anything else is read.
+    opener = placement_opener(migrate_request.placement)
+    hosts, options = read_inputs(migrate_request, out)
     progress = progress_callback(err, migrate_request.output_format,
                                  force=migrate_request.progress)
-    opener = placement_opener(migrate_request.placement)
     if options.numa_in_placement:
         err.write(output.NUMA_WARNING.format(number=options.target.number))
     with report_file.open_report(migrate_request) as report:
@@ -249,9 +261,8 @@ def _failure(error: Exception) -> Refusal:
     """A failure of the layers below (a database, Placement, a file) as a refusal."""
     if isinstance(error, sa.exc.SQLAlchemyError):
         # SQLAlchemy's text spans lines (statement, parameters, a link); one is enough.
-        from placement_wsgi.service import one_line
-        return Refusal(ExitClass.FAILED, f"database: {one_line(error)}; running again is "
-                       "safe once the database is reachable")
+        return Refusal(ExitClass.FAILED, f"database: {service.one_line(error)}; running "
+                       "again is safe once the database is reachable")
     return Refusal(ExitClass.FAILED, f"{type(error).__name__}: {error}")
 
 

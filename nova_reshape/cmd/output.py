@@ -109,15 +109,19 @@ def write_json(results: Sequence[migrate.NodeResult], code: int, dry_run: bool,
 def write_refusal(refusal: Refusal, request: MigrateRequest | None, out: TextIO,
                   err: TextIO) -> None:
     """A refusal: with findings, each on a line then ``refused: <message>`` (text) or
-    one JSON document on ``out``; otherwise its one line on ``err``."""
+    one JSON document on ``out``; otherwise its one line on ``err`` and, for
+    ``--format json``, a JSON document with the ``error`` on ``out`` too."""
+    as_json = request is not None and request.output_format == OutputFormat.JSON
     if not refusal.findings:
         err.write(f"{PROGRAM}: error: {refusal.message}\n")
-    elif request is not None and request.output_format == OutputFormat.JSON:
-        json.dump({"dry_run": request.dry_run, "exit_code": refusal.exit_code,
-                   "findings": [finding.as_dict() for finding in refusal.findings]},
-                  out, indent=2)
+    if as_json:
+        document = {"dry_run": request.dry_run, "exit_code": refusal.exit_code,
+                    "findings": [finding.as_dict() for finding in refusal.findings]}
+        if not refusal.findings:
+            document["error"] = refusal.message
+        json.dump(document, out, indent=2)
         out.write("\n")
-    else:
+    elif refusal.findings:
         out.writelines(f"{finding}\n" for finding in refusal.findings)
         out.write(f"refused: {refusal.message}\n")
 

@@ -9,16 +9,20 @@ back. One repeatable-read snapshot covers all queries of a read, so rows
 read by different statements agree.
 
 Problems (bad URL, unreachable server, missing SQLite file, missing table)
-become :class:`DatabaseReadError` with one line naming the database.
+become :class:`DatabaseReadError` with one line naming the database; what
+is wrong with the URL or the login is found by Placement's one database
+check, :mod:`placement_wsgi.db.preflight` (never creating a file), and is
+a :class:`BadDatabaseURL` unless only an unreachable server is to blame.
 """
 
 from __future__ import annotations
 
 import contextlib
-import os
 from collections.abc import Iterator
 
 import sqlalchemy as sa
+
+from placement_wsgi.db import preflight
 
 
 class DatabaseReadError(Exception):
@@ -31,32 +35,27 @@ class BadDatabaseURL(DatabaseReadError):
 
 def display_url(url: str) -> str:
     """The URL without its password, for messages and file headers."""
-    try:
-        return sa.engine.make_url(url).render_as_string(hide_password=True)
-    except sa.exc.ArgumentError:
-        return "<unparsable URL>"
+    return preflight.masked_url(url)
+
+
+def _unusable(what: str, finding: preflight.Finding) -> DatabaseReadError:
+    """A finding as the error readers raise: a configuration one is a bad URL."""
+    error_class = DatabaseReadError if finding.problem.transient else BadDatabaseURL
+    return error_class(finding.line(what))
 
 
 def _engine(url: str, what: str) -> sa.Engine:
-    try:
-        parsed = sa.engine.make_url(url)
-    except sa.exc.ArgumentError as error:
-        raise BadDatabaseURL(f"{what}: {url!r} is not a database URL") from error
+    finding = preflight.check_url(url, setting=f"the {what} URL")
+    if finding is not None:
+        raise _unusable(what, finding)
+    parsed = sa.engine.make_url(url)
     if parsed.get_backend_name() == "sqlite":
         path = parsed.database
         if not path or path == ":memory:":
             raise BadDatabaseURL(f"{what}: a SQLite URL must name a file")
-        if not os.path.isfile(path):
-            raise BadDatabaseURL(f"{what}: {path}: no such file")
         # Open the file read-only, so not even a journal can be created.
         parsed = parsed.set(database=f"file:{path}", query={"mode": "ro", "uri": "true"})
-    elif parsed.get_backend_name() not in ("postgresql", "mysql"):
-        raise BadDatabaseURL(f"{what}: unsupported database {parsed.get_backend_name()!r} "
-                                "(sqlite, postgresql or mysql)")
-    try:
-        return sa.create_engine(parsed, poolclass=sa.pool.NullPool)
-    except (ImportError, sa.exc.ArgumentError) as error:
-        raise BadDatabaseURL(f"{what}: cannot use {display_url(url)}: {error}") from error
+    return sa.create_engine(parsed, poolclass=sa.pool.NullPool)
 
 
 def _begin_read_only(connection: sa.Connection) -> None:
@@ -79,6 +78,26 @@ def short_error(error: BaseException) -> str:
     return text[0] if text else type(original).__name__
 
 
+def _connect(engine: sa.Engine, url: str, what: str) -> sa.Connection:
+    """A connection, or the finding of why there is none raised as one line.
+
+    SQLite opens any file and finds it is no database only when it reads the
+    catalogue, so that is read here, before the reader's first query.
+    """
+    connection = None
+    try:
+        connection = engine.connect()
+        if connection.dialect.name == "sqlite":
+            connection.exec_driver_sql("SELECT count(*) FROM sqlite_master")
+            connection.rollback()
+        return connection
+    except sa.exc.DBAPIError as error:
+        if connection is not None:
+            connection.close()
+        raise _unusable(what, preflight.connect_finding(
+            error, url, f"the {what} URL")) from error
+
+
 @contextlib.contextmanager
 def read_only(url: str, what: str) -> Iterator[sa.Connection]:
     """A connection in a read-only transaction on ``url``; rolled back on exit.
@@ -87,11 +106,7 @@ def read_only(url: str, what: str) -> Iterator[sa.Connection]:
     """
     engine = _engine(url, what)
     try:
-        try:
-            connection = engine.connect()
-        except sa.exc.DBAPIError as error:
-            raise DatabaseReadError(
-                f"{what}: cannot connect to {display_url(url)}: {short_error(error)}") from error
+        connection = _connect(engine, url, what)
         with connection:
             try:
                 with connection.begin() as transaction:

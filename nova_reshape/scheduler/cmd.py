@@ -9,9 +9,13 @@
 
 ``-`` reads the scenario from stdin. Exit status: 0 when a result was
 computed (including "no valid host"), 1 when a filter or weigher raised
-(the result says which), 2 for an unreadable or invalid scenario or bad
-live-mode arguments, 3 when Placement or a nova database cannot be read
-(or has no such flavor). docs/scheduler.md describes both modes.
+(the result says which), 2 for an unreadable or invalid scenario, bad
+live-mode arguments or a database URL to fix (it does not parse, names an
+unknown driver, a missing SQLite file or database, wrong credentials, a
+Placement database not at head), 3 when Placement or a nova database cannot
+be read (unreachable, or no such flavor). Every error is one line on
+standard error; with ``--format json`` the JSON result carries it as its
+``error``. docs/scheduler.md describes both modes.
 """
 
 from __future__ import annotations
@@ -89,22 +93,30 @@ def explain(path: str, output_format: str = "table") -> int:
     return 1 if result.error else 0
 
 
+def _live_failure(error: Exception, output_format: str) -> int:
+    """One line on stderr (and the JSON error result for ``--format json``); the
+    exit status: 2 for what the operator must fix, 3 for what could not be read."""
+    print(f"nova-reshape-scheduler: {error}", file=sys.stderr)
+    if output_format == "json":
+        print(json.dumps(scenario_error_dict(str(error), "input", type(error).__name__),
+                         indent=2))
+    configuration = (isinstance(error, ScenarioError | live_cmd.BadDatabaseURL)
+                     or getattr(error, "configuration", False))
+    return 2 if configuration else 3
+
+
 def explain_live(args: argparse.Namespace) -> int:
     """The live mode; returns the exit status."""
-    try:
-        live, conf, source = live_cmd.arguments(args)
-    except (ScenarioError, live_cmd.DatabaseReadError) as exc:
-        print(f"nova-reshape-scheduler: {exc}", file=sys.stderr)
-        return 2 if isinstance(exc, ScenarioError) else 3
     if args.placement_database:
         ask = functools.partial(live_cmd.from_database, args.placement_database)
     else:
         ask = functools.partial(live_cmd.from_http, args.placement, token=args.token)
     try:
+        live_cmd.check_placement(args.placement_database)
+        live, conf, source = live_cmd.arguments(args)
         result = live_cmd.run(live, ask, conf, source)
     except (live_cmd.PlacementError, live_cmd.DatabaseReadError, ScenarioError) as exc:
-        print(f"nova-reshape-scheduler: {exc}", file=sys.stderr)
-        return 2 if isinstance(exc, ScenarioError) else 3
+        return _live_failure(exc, args.format)
     if args.format == "json":
         print(json.dumps(result.to_dict(), indent=2))
     else:

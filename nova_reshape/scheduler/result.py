@@ -59,10 +59,12 @@ def result_to_dict(result: ScheduleResult) -> dict[str, Any]:
     }
 
 
-def scenario_error_dict(message: str) -> dict[str, Any]:
-    """The result object for a scenario that could not be loaded."""
+def scenario_error_dict(message: str, stage: str = "scenario",
+                        error_type: str = "ScenarioError") -> dict[str, Any]:
+    """The result object for a scenario, or a live cloud's ``stage`` ("input":
+    arguments or a database), that could not be loaded."""
     return {
-        "error": {"stage": "scenario", "type": "ScenarioError", "message": message,
+        "error": {"stage": stage, "type": error_type, "message": message,
                   "instance_index": None},
         "no_valid_host": False,
         "selected": [],

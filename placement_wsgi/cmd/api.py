@@ -8,8 +8,11 @@ Serves the same application as ``placement_wsgi.wsgi:application`` with the
 standard library's ``wsgiref`` server, one thread per request. Meant for
 development and demos; run gunicorn or uwsgi in production (see README).
 Configuration is found as for ``placement-manage``. Exit status: 0 after
-Ctrl-C or SIGTERM, 1 when the service cannot start (one line on standard error), 2 for
-bad usage.
+Ctrl-C or SIGTERM, 1 when the service cannot start (one line on standard
+error: the database server stayed unreachable, the port is taken), 2 for
+bad usage or a configuration to fix (config files, option values, the
+database URL or the database it names, a database not synced to head
+without ``sync_on_startup``).
 """
 
 from __future__ import annotations
@@ -81,7 +84,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         application = service.build_application(conf)
     except service.StartupError as error:
         sys.stderr.write(f"{PROGRAM}: error: {error}\n")
-        return 1
+        return error.exit_code
     try:
         server = make_server(args.host, args.port, application)
     except OSError as error:

@@ -8,9 +8,14 @@
 Configuration comes from ``--config-file`` (repeatable; later files win) or,
 without it, the default search of :func:`placement_wsgi.conf.find_config_files`,
 plus ``OS_PLACEMENT_<GROUP>__<OPTION>`` environment variables. Exit status:
-0 success, 1 the command failed (one line on standard error), 2 bad usage.
+0 success, 1 the command failed (one line on standard error; e.g. the
+database server is unreachable), 2 bad usage or a configuration to fix
+(config files, option values, the database URL or the database it names).
 Unlike the service, the database is not waited for: a command that cannot
-reach it fails at once.
+reach it fails at once. The database is checked
+(:mod:`placement_wsgi.db.preflight`) before it is opened: ``db sync`` is
+the only command that creates an SQLite file, and only in a directory that
+exists; ``db version`` never creates one.
 """
 
 from __future__ import annotations
@@ -24,7 +29,7 @@ import sqlalchemy as sa
 from oslo_config import cfg
 
 from placement_wsgi import service
-from placement_wsgi.db import migration
+from placement_wsgi.db import migration, preflight
 from placement_wsgi.db.database import Database
 
 T = TypeVar("T")
@@ -48,8 +53,11 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
-def _with_database(conf: cfg.ConfigOpts, body: Callable[[Database], T]) -> T:
-    """Run ``body(database)``; database failures become one-line StartupErrors."""
+def _with_database(conf: cfg.ConfigOpts, body: Callable[[Database], T],
+                   access: preflight.Access, schema: preflight.Schema) -> T:
+    """Check the database, then run ``body(database)``; database failures become
+    one-line StartupErrors."""
+    service.check_database(conf, access, schema)
     database = service.open_database(conf)
     try:
         return body(database)
@@ -68,7 +76,8 @@ def db_sync(conf: cfg.ConfigOpts) -> int:
     def sync(database: Database) -> tuple[str | None, str]:
         return migration.current_revision(database), migration.upgrade(database)
 
-    before, head = _with_database(conf, sync)
+    before, head = _with_database(conf, sync, preflight.Access.CREATE,
+                                  preflight.Schema.UPGRADABLE)
     if before == head:
         print(f"Database already at revision {head} (head).")
     else:
@@ -78,7 +87,8 @@ def db_sync(conf: cfg.ConfigOpts) -> int:
 
 def db_version(conf: cfg.ConfigOpts) -> int:
     """Print the recorded revision; ``None`` for a database with no schema."""
-    print(_with_database(conf, migration.current_revision))
+    print(_with_database(conf, migration.current_revision, preflight.Access.USE,
+                         preflight.Schema.ANY))
     return 0
 
 
@@ -93,7 +103,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         conf = service.load_conf(config_files=args.config_files)
         return command(conf)
     except service.StartupError as error:
-        message = str(error)
+        sys.stderr.write(f"{PROGRAM}: error: {error}\n")
+        return error.exit_code
     except (cfg.Error, ValueError, ImportError, RuntimeError, OSError,
             sa.exc.SQLAlchemyError) as error:
         message = service.one_line(error)

@@ -18,6 +18,7 @@ from alembic import command
 from alembic.config import Config
 from alembic.runtime.migration import MigrationContext
 from alembic.script import ScriptDirectory
+from alembic.util import CommandError
 from sqlalchemy.engine import Connection
 
 from placement_wsgi.db import standard
@@ -39,6 +40,14 @@ def _alembic_config(connection: Connection | None = None) -> Config:
 def head_revision() -> str:
     """The newest revision this code knows."""
     return ScriptDirectory.from_config(_alembic_config()).get_current_head()
+
+
+def is_known_revision(revision: str) -> bool:
+    """Whether ``revision`` is one of this code's migrations (else a newer code wrote it)."""
+    try:
+        return ScriptDirectory.from_config(_alembic_config()).get_revision(revision) is not None
+    except CommandError:
+        return False
 
 
 def current_revision(database: Database) -> str | None:

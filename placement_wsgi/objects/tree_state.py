@@ -116,12 +116,12 @@ def read_batch(connection: Connection, root_ids: list[int]) -> list[TreeState]:
     sharing_trait = (sa.select(_rp_traits.c.resource_provider_id)
                      .join(tables.traits, tables.traits.c.id == _rp_traits.c.trait_id)
                      .where(tables.traits.c.name == os_traits.MISC_SHARES_VIA_AGGREGATE))
-    links = sorted(connection.execute(
+    links = sorted(tuple(row) for row in connection.execute(
         sa.select(mine.c.resource_provider_id, theirs.c.resource_provider_id)
         .join(theirs, theirs.c.aggregate_id == mine.c.aggregate_id)
         .where(mine.c.resource_provider_id.in_(tree_ids),
                theirs.c.resource_provider_id.in_(sharing_trait))
-        .distinct()).tuples())
+        .distinct()))
     listed = {row.id: _listed(row) for row in members}
     outside = sorted({sharing for _, sharing in links} - listed.keys())
     if outside:

@@ -15,6 +15,7 @@ from oslo_config import cfg
 
 from nova_reshape.nova.conf.options import register_opts
 from nova_reshape.nova.errors import NovaConfError
+from placement_wsgi.conf import check_text_files
 
 
 @contextlib.contextmanager
@@ -38,6 +39,7 @@ def load_conf(files: Sequence[str]) -> cfg.ConfigOpts:
     """
     conf = register_opts(cfg.ConfigOpts())
     with refusing_bad_values():
+        check_text_files(files)
         conf(args=[], project="nova", default_config_files=list(files),
              default_config_dirs=[])
     return conf

@@ -13,17 +13,22 @@ import argparse
 
 from nova_reshape.nova.aggregate import Aggregate
 from nova_reshape.novadb import api as nova_api
-from nova_reshape.novadb.readonly import DatabaseReadError
+from nova_reshape.novadb.readonly import BadDatabaseURL, DatabaseReadError
 from nova_reshape.scheduler.cmd_common import read_json
 from nova_reshape.scheduler.config import SchedulerConfig
 from nova_reshape.scheduler.errors import ScenarioError
 from nova_reshape.scheduler.live.explain import HostStateSource, PlacementHostStates, render, run
 from nova_reshape.scheduler.live.nova_hosts import NovaDatabaseHostStates
-from nova_reshape.scheduler.live.placement import PlacementError, from_database, from_http
+from nova_reshape.scheduler.live.placement import (
+    PlacementError,
+    check_placement,
+    from_database,
+    from_http,
+)
 from nova_reshape.scheduler.live.request import LiveRequest, parse_json_object
 
-__all__ = ["DatabaseReadError", "PlacementError", "arguments", "from_database", "from_http",
-           "render", "run"]
+__all__ = ["BadDatabaseURL", "DatabaseReadError", "PlacementError", "arguments",
+           "check_placement", "from_database", "from_http", "render", "run"]
 
 _SIZES = (("--vcpus", "vcpus"), ("--ram", "ram"), ("--disk", "disk"),
           ("--extra-specs", "extra_specs"))

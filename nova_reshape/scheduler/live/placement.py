@@ -24,15 +24,25 @@ from placement_wsgi.candidates import engine
 from placement_wsgi.candidates.request import parse_query
 from placement_wsgi.candidates.resolved import resolve
 from placement_wsgi.constants import SHARING_TRAIT
-from placement_wsgi.db.database import Database
+from placement_wsgi.db import preflight
+from placement_wsgi.db.database import Database, DatabaseUnavailable
 from placement_wsgi.microversion import Version
+from placement_wsgi.service import one_line
 
 #: The microversion nova's scheduler asks allocation candidates with.
 CANDIDATES_VERSION = Version(1, 36)
 
 
 class PlacementError(Exception):
-    """Placement could not be asked or refused the query (message for the operator)."""
+    """Placement could not be asked or refused the query (message for the operator).
+
+    ``configuration``: the operator must fix what was given (the database URL or
+    the database it names), as opposed to a server that may come back.
+    """
+
+    def __init__(self, message: str, configuration: bool = False) -> None:
+        super().__init__(message)
+        self.configuration = configuration
 
 
 @dataclass
@@ -83,18 +93,37 @@ def _limited(body: dict[str, Any], limit: int | None) -> bool:
     return limit is not None and len(body.get("allocation_requests", [])) >= limit
 
 
+def check_placement(url: str | None) -> None:
+    """``--placement-database`` checked before anything else is read
+    (:mod:`placement_wsgi.db.preflight`: URL, driver, login, schema at head);
+    a finding raised as a :class:`PlacementError`. None (over HTTP): nothing to check."""
+    if url is None:
+        return
+    finding = preflight.check(url, setting="--placement-database",
+                              schema=preflight.Schema.HEAD)
+    if finding is not None:
+        raise PlacementError(finding.line("Placement database"),
+                             configuration=not finding.problem.transient)
+
+
 def from_database(url: str, query: list[tuple[str, str]]) -> PlacementView:
-    """Candidates and reasons in one read transaction of the Placement database."""
-    try:
-        database = Database(url)
-    except Exception as error:  # bad URL or driver
-        raise PlacementError(f"cannot open the Placement database {url!r}: {error}") from error
+    """Candidates and reasons in one read transaction of the Placement database.
+
+    Run :func:`check_placement` first: a wrong URL or database is then one
+    line and nothing is created.
+    """
+    check_placement(url)
+    database = Database(url)
     try:
         return database.read(_read, query)
     except errors.PlacementError as error:
         raise PlacementError(f"Placement refuses the query: {error}") from error
+    except DatabaseUnavailable as error:
+        raise PlacementError(f"cannot read the Placement database {preflight.masked_url(url)}: "
+                             f"{errors.DATABASE_UNREACHABLE}") from error
     except Exception as error:
-        raise PlacementError(f"cannot read the Placement database: {error}") from error
+        raise PlacementError(f"cannot read the Placement database {preflight.masked_url(url)}: "
+                             f"{one_line(error)}") from error
     finally:
         database.dispose()
 

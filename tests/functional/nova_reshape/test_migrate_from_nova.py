@@ -198,9 +198,11 @@ def test_host_file_and_nova_database_are_exclusive(tmp_path, capsys):
 
 def test_a_missing_nova_database_is_one_line(tmp_path):
     code, text, err = run("placement", "migrate_compute_inventory", "--nova-database",
-                          f"sqlite:///{tmp_path}/missing/nova.sqlite")
+                          f"sqlite:///{tmp_path}/missing/nova.sqlite",
+                          "--placement-url", "http://127.0.0.1:9/placement")
     assert code == manage.EXIT_BAD_INPUT, text + err
-    assert err.count("\n") == 1 and "nova.sqlite: no such file" in err
+    assert err.count("\n") == 1 and f"the directory {tmp_path}/missing does not exist" in err
+    assert not (tmp_path / "missing").exists()
 
 
 def test_collected_facts_nova_does_not_know_refuse(engine, tmp_path):

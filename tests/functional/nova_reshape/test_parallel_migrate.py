@@ -98,13 +98,14 @@ def test_a_failing_worker_stops_its_share_and_the_run_fails(db_url, tmp_path):
         assert helpers.actual_totals(placement, expected) == expected
 
 
-def test_a_worker_that_cannot_open_the_database_is_a_one_line_error(db_url, tmp_path):
+def test_a_database_no_worker_could_open_is_one_line_before_any_starts(db_url, tmp_path):
     out, _ = _generate(db_url, tmp_path, hosts=2, instances=1)
     conf = tmp_path / "gone.conf"
     conf.write_text(f"[placement_database]\nconnection = sqlite:///{tmp_path}/no/such.db\n")
     code, _, err = _main(*_command(str(conf), out, "--workers", "2"))
-    assert code == manage.EXIT_FAILED
+    assert code == manage.EXIT_BAD_INPUT
     assert err.startswith("nova-reshape-manage: error: ") and err.count("\n") == 1, err
+    assert f"the directory {tmp_path}/no does not exist" in err
 
 
 def _group_alive(group: int) -> bool:

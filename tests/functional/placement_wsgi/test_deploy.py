@@ -9,6 +9,7 @@ from __future__ import annotations
 import pathlib
 import subprocess
 import sys
+import time
 
 import pytest
 import webob
@@ -108,11 +109,14 @@ def test_build_application_without_connection_is_one_line() -> None:
     assert "[placement_database] connection is not set" in str(raised.value)
 
 
-def test_build_application_reports_an_unreachable_database(tmp_path: pathlib.Path) -> None:
+def test_build_application_reports_a_missing_directory_at_once(tmp_path: pathlib.Path) -> None:
     conf = make_conf(f"sqlite:///{tmp_path / 'missing-dir' / 'db.sqlite'}",
-                     placement_database={"max_retries": 1, "retry_interval": 0})
-    with pytest.raises(service.StartupError, match="cannot connect to database"):
+                     placement_database={"max_retries": 10, "retry_interval": 60})
+    started = time.monotonic()
+    with pytest.raises(service.StartupError, match="missing-dir does not exist"):
         service.build_application(conf)
+    assert time.monotonic() - started < 10
+    assert not (tmp_path / "missing-dir").exists()
 
 
 def _import_wsgi(environment: dict[str, str]) -> subprocess.CompletedProcess:

@@ -41,8 +41,9 @@ def test_noauth_takes_user_and_project_from_the_token():
 
 
 def test_noauth_refuses_a_missing_token_except_at_the_root():
-    refused = call(NoAuth(echo), "/traits")
-    assert refused.status_int == 401 and refused.json["title"] == "Unauthorized"
+    refused = call(NoAuth(echo), "/traits", Accept="application/json")
+    assert refused.status_int == 401
+    assert refused.json["errors"][0]["title"] == "Unauthorized"
     assert call(NoAuth(echo), "/").status_int == 200
 
 

@@ -91,11 +91,20 @@ def test_load_config_with_a_missing_file_fails(tmp_path: pathlib.Path) -> None:
         placement_conf.load_config(config_files=[str(tmp_path / "nope.conf")])
 
 
-def test_load_config_with_bad_value_in_file_fails_on_access(tmp_path: pathlib.Path) -> None:
+def test_load_config_refuses_a_bad_value_in_a_file_at_once(tmp_path: pathlib.Path) -> None:
     path = write(tmp_path / "bad.conf", "[placement]\nmax_allocation_candidates = many\n")
-    conf = placement_conf.load_config(config_files=[path])
-    with pytest.raises(cfg.ConfigFileValueError):
-        _ = conf.placement.max_allocation_candidates
+    with pytest.raises(cfg.ConfigFileValueError) as raised:
+        placement_conf.load_config(config_files=[path])
+    assert str(raised.value) == (
+        f"{path}: [placement] max_allocation_candidates: invalid value "
+        "(invalid literal for int() with base 10: 'many')")
+
+
+def test_load_config_names_a_file_that_is_not_text(tmp_path: pathlib.Path) -> None:
+    path = tmp_path / "random.conf"
+    path.write_bytes(b"[DEFAULT]\n\x97\xff\x00binary")
+    with pytest.raises(cfg.ConfigFileParseError, match=f"{path}: not a text file"):
+        placement_conf.load_config(config_files=[str(path)])
 
 
 def test_find_config_files_prefers_the_named_file(
@@ -222,11 +231,11 @@ def test_prefixed_variable_replaces_an_invalid_file_value(
     assert conf.placement.max_allocation_candidates == 3
 
 
-def test_invalid_upstream_value_fails_when_read(monkeypatch: pytest.MonkeyPatch) -> None:
+def test_invalid_upstream_value_fails_when_loaded(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("OS_PLACEMENT__MAX_ALLOCATION_CANDIDATES", "lots")
-    conf = placement_conf.load_config(config_files=[])
-    with pytest.raises(cfg.ConfigSourceValueError):
-        _ = conf.placement.max_allocation_candidates
+    with pytest.raises(cfg.ConfigFileValueError,
+                       match=r"\[placement\] max_allocation_candidates: invalid value"):
+        placement_conf.load_config(config_files=[])
 
 
 def test_unknown_variables_are_ignored(monkeypatch: pytest.MonkeyPatch) -> None:

@@ -31,7 +31,8 @@ def test_describe_url_masks_the_password() -> None:
     shown = service.describe_url("postgresql+psycopg://user:secret@db.example/placement")
     assert "secret" not in shown
     assert shown == "postgresql+psycopg://user:***@db.example/placement"
-    assert service.describe_url("not a url") == "<unparsable URL>"
+    assert service.describe_url("not a url") == "not a url"
+    assert service.describe_url("postgresql://u:secret@h:x:y/db") == "postgresql://u:***@h:x:y/db"
 
 
 def test_load_conf_reports_a_missing_file_as_startup_error(tmp_path: pathlib.Path) -> None:
@@ -57,15 +58,29 @@ def test_open_database_without_connection_says_what_to_set() -> None:
 
 
 def test_open_database_with_unknown_dialect() -> None:
-    with pytest.raises(service.StartupError, match="unknown database dialect"):
+    with pytest.raises(service.StartupError, match="unsupported database 'nosuchdb'") as raised:
         service.open_database(make_conf("nosuchdb://u:pw@host/db"))
+    assert raised.value.exit_code == service.EXIT_CONFIGURATION
 
 
-def test_wait_for_database_gives_up_after_max_retries(tmp_path: pathlib.Path) -> None:
+def test_wait_for_database_gives_up_after_max_retries(monkeypatch: pytest.MonkeyPatch) -> None:
+    slept: list[float] = []
+    monkeypatch.setattr(service.time, "sleep", slept.append)
+    conf = make_conf("postgresql+psycopg://u:secret@127.0.0.1:1/placement")
+    with pytest.raises(service.StartupError, match="127.0.0.1:1/placement: cannot connect") \
+            as raised:
+        service.wait_for_database(conf, attempts=3, interval=0.5)
+    assert slept == [0.5, 0.5]
+    assert raised.value.exit_code == service.EXIT_FAILED
+
+
+def test_wait_for_database_does_not_wait_for_a_missing_directory(
+        monkeypatch: pytest.MonkeyPatch, tmp_path: pathlib.Path) -> None:
+    slept: list[float] = []
+    monkeypatch.setattr(service.time, "sleep", slept.append)
     conf = make_conf(f"sqlite:///{tmp_path / 'no' / 'such' / 'dir.sqlite'}")
-    database = service.open_database(conf)
-    try:
-        with pytest.raises(service.StartupError, match="cannot connect to database"):
-            service.wait_for_database(database, attempts=2, interval=0.01)
-    finally:
-        database.dispose()
+    with pytest.raises(service.StartupError, match="the directory .* does not exist") \
+            as raised:
+        service.wait_for_database(conf, attempts=10, interval=5)
+    assert slept == []
+    assert raised.value.exit_code == service.EXIT_CONFIGURATION

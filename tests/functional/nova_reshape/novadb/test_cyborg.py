@@ -71,6 +71,6 @@ def test_unreachable_cyborg_database(nova_db_url, tmp_path):
                        "--cyborg-database", "postgresql+psycopg://c:pw@127.0.0.1:1/cyborg",
                        "--output", str(tmp_path / "out"))
     assert code == 1
-    assert err.startswith("nova-reshape-manage: error: cyborg database: cannot connect to "
-                          "postgresql+psycopg://c:***@127.0.0.1:1/cyborg")
+    assert err.startswith("nova-reshape-manage: error: cyborg database "
+                          "postgresql+psycopg://c:***@127.0.0.1:1/cyborg: cannot connect")
     assert not (tmp_path / "out").exists()

@@ -144,13 +144,13 @@ def test_unknown_host_is_refused(nova_db_url, tmp_path):
 
 
 @pytest.mark.parametrize(("url", "code", "message"), [
-    ("nonsense", 2, "nova database: 'nonsense' is not a database URL"),
-    ("sqlite:////nonexistent/nova.sqlite", 2, "nova database: /nonexistent/nova.sqlite: "
-                                              "no such file"),
+    ("nonsense", 2, "nova database nonsense: not a database URL"),
+    ("sqlite:////nonexistent/nova.sqlite", 2, "nova database sqlite:////nonexistent/nova.sqlite:"
+                                              " the directory /nonexistent does not exist"),
     ("postgresql+psycopg://nova:secret@127.0.0.1:1/nova", 1,
-     "nova database: cannot connect to postgresql+psycopg://nova:***@127.0.0.1:1/nova"),
+     "nova database postgresql+psycopg://nova:***@127.0.0.1:1/nova: cannot connect"),
     ("mysql+pymysql://nova:secret@127.0.0.1:1/nova", 1,
-     "nova database: cannot connect to mysql+pymysql://nova:***@127.0.0.1:1/nova"),
+     "nova database mysql+pymysql://nova:***@127.0.0.1:1/nova: cannot connect"),
 ])
 def test_unusable_database_is_one_line(url, code, message, tmp_path):
     result, out, err = run("placement", "describe_hosts", "--nova-database", url,

@@ -14,7 +14,9 @@ import pytest
 import requests
 
 from placement_wsgi.cmd import api
+from tests.fixtures.bad_databases import BAD_CONFIG_FILES, assert_one_error_line
 from tests.fixtures.config import placement_environment
+from tests.fixtures.databases import SERVERS
 
 
 def command(*argv: str) -> list[str]:
@@ -49,14 +51,14 @@ def test_serves_on_the_printed_address_and_stops_on_sigterm(tmp_path: pathlib.Pa
             process.wait(timeout=10)
 
 
-def test_missing_connection_is_one_line_and_status_1(tmp_path: pathlib.Path) -> None:
+def test_missing_connection_is_one_line_and_status_2(tmp_path: pathlib.Path) -> None:
     result = subprocess.run(command("--port", "0"), env=placement_environment(tmp_path),
                             capture_output=True, text=True, timeout=120)
-    assert result.returncode == 1
+    assert result.returncode == 2
     assert "Traceback" not in result.stderr
     lines = result.stderr.strip().splitlines()
     assert len(lines) == 1, result.stderr
-    assert lines[0].startswith("placement-api: error: configuration error: "
+    assert lines[0].startswith("placement-api: error: database (none): "
                                "[placement_database] connection is not set")
 
 
@@ -69,7 +71,7 @@ def test_port_in_use_is_one_line_and_status_1(tmp_path: pathlib.Path) -> None:
         result = subprocess.run(
             command("--port", str(port)),
             env=placement_environment(tmp_path, OS_PLACEMENT_DATABASE__CONNECTION=(
-                f"sqlite:///{tmp_path / 'b.sqlite'}"), OS_PLACEMENT_API__AUTH_STRATEGY="noauth2"),
+                SERVERS.fresh_url("sqlite")), OS_PLACEMENT_API__AUTH_STRATEGY="noauth2"),
             capture_output=True, text=True, timeout=120)
     assert time.monotonic() - started < 120
     assert result.returncode == 1
@@ -87,3 +89,39 @@ def test_defaults_are_loopback_and_8778() -> None:
 def test_port_out_of_range_is_usage_error(capsys: pytest.CaptureFixture) -> None:
     assert api.main(["--port", "70000"]) == 2
     assert "out of range" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize(("name", "fragment"), [
+    ("missing-dir/placement.sqlite", "missing-dir does not exist"),
+    ("typo.sqlite", "no such file"),
+    ("never-synced.sqlite", "the database is empty; run placement-manage db sync first"),
+])
+def test_a_wrong_sqlite_path_or_a_never_synced_database_is_refused_at_once(
+        tmp_path: pathlib.Path, name: str, fragment: str) -> None:
+    if name == "never-synced.sqlite":
+        (tmp_path / name).touch()
+    before = sorted(tmp_path.rglob("*"))
+    started = time.monotonic()
+    result = subprocess.run(
+        command("--port", "0"), env=placement_environment(
+            tmp_path, OS_PLACEMENT_DATABASE__CONNECTION=f"sqlite:///{tmp_path / name}",
+            OS_PLACEMENT_API__AUTH_STRATEGY="noauth2"),
+        capture_output=True, text=True, timeout=120)
+    assert time.monotonic() - started < 60  # no retries: 91 s before
+    assert (result.returncode, result.stdout) == (2, "")
+    line = assert_one_error_line(result.stderr, "placement-api")
+    assert line.startswith(f"placement-api: error: database sqlite:///{tmp_path / name}: ")
+    assert fragment in line
+    assert sorted(tmp_path.rglob("*")) == before
+
+
+@pytest.mark.parametrize(("content", "fragment"), BAD_CONFIG_FILES)
+def test_a_bad_config_file_is_one_line_and_status_2(
+        capsys: pytest.CaptureFixture, tmp_path: pathlib.Path, content: bytes,
+        fragment: str) -> None:
+    path = tmp_path / "placement.conf"
+    path.write_bytes(content)
+    assert api.main(["--config-file", str(path), "--port", "0"]) == 2
+    captured = capsys.readouterr()
+    assert captured.out == ""
+    assert fragment in assert_one_error_line(captured.err, "placement-api")

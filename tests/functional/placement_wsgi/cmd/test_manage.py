@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import pathlib
 import shutil
 import socket
@@ -13,6 +14,12 @@ import sqlalchemy as sa
 
 from placement_wsgi.cmd import manage
 from placement_wsgi.db import migration
+from tests.fixtures.bad_databases import (  # noqa: F401 (fixture)
+    BAD_CONFIG_FILES,
+    BadDatabase,
+    assert_one_error_line,
+    bad_database,
+)
 from tests.fixtures.config import (
     clean_environment,  # noqa: F401 (autouse fixture)
     placement_environment,
@@ -50,7 +57,14 @@ def test_db_sync_then_version_on_every_engine(
         capsys: pytest.CaptureFixture, monkeypatch: pytest.MonkeyPatch,
         empty_db_url: str) -> None:  # noqa: F811
     monkeypatch.setenv("OS_PLACEMENT_DATABASE__CONNECTION", empty_db_url)
-    assert run(capsys, "db", "version") == (0, "None\n", "")
+    if empty_db_url.startswith("sqlite"):
+        # No file yet: `db version` never creates one; only `db sync` does.
+        status, out, err = run(capsys, "db", "version")
+        assert (status, out) == (2, "")
+        assert_one_line_error(err, "no such file")
+        assert not os.path.exists(empty_db_url[len("sqlite:///"):])
+    else:
+        assert run(capsys, "db", "version") == (0, "None\n", "")
     status, out, err = run(capsys, "db", "sync")
     assert (status, err) == (0, "")
     assert out == f"Database upgraded from empty to revision {HEAD} (head).\n"
@@ -83,9 +97,9 @@ def test_config_dir_variable_is_honoured(
     assert database.exists()
 
 
-def test_missing_connection_is_one_line_and_status_1(capsys: pytest.CaptureFixture) -> None:
+def test_missing_connection_is_one_line_and_status_2(capsys: pytest.CaptureFixture) -> None:
     status, out, err = run(capsys, "db", "sync")
-    assert (status, out) == (1, "")
+    assert (status, out) == (2, "")
     assert_one_line_error(err, "[placement_database] connection is not set")
 
 
@@ -100,22 +114,22 @@ def test_unreachable_database_is_one_line_and_status_1(
 
 
 @pytest.mark.parametrize("url, fragment", [
-    ("not a url", "invalid database connection URL"),
-    ("nosuchdb://host/db", "unknown database dialect"),
+    ("not a url", "not a database URL"),
+    ("nosuchdb://host/db", "unsupported database 'nosuchdb'"),
 ])
-def test_bad_connection_url_is_one_line_and_status_1(
+def test_bad_connection_url_is_one_line_and_status_2(
         capsys: pytest.CaptureFixture, monkeypatch: pytest.MonkeyPatch,
         url: str, fragment: str) -> None:
     monkeypatch.setenv("OS_PLACEMENT_DATABASE__CONNECTION", url)
     status, _, err = run(capsys, "db", "version")
-    assert status == 1
+    assert status == 2
     assert_one_line_error(err, fragment)
 
 
-def test_missing_config_file_is_one_line_and_status_1(
+def test_missing_config_file_is_one_line_and_status_2(
         capsys: pytest.CaptureFixture, tmp_path: pathlib.Path) -> None:
     status, _, err = run(capsys, "--config-file", str(tmp_path / "nope.conf"), "db", "sync")
-    assert status == 1
+    assert status == 2
     assert_one_line_error(err, "nope.conf")
 
 
@@ -158,10 +172,36 @@ def test_console_script_exit_codes(tmp_path: pathlib.Path) -> None:
     environment = placement_environment(tmp_path)
     failed = subprocess.run(_console_script("placement-manage") + ["db", "version"],
                             env=environment, capture_output=True, text=True, timeout=120)
-    assert failed.returncode == 1
+    assert failed.returncode == 2
     assert_one_line_error(failed.stderr, "connection is not set")
     environment["OS_PLACEMENT_DATABASE__CONNECTION"] = f"sqlite:///{tmp_path / 'c.sqlite'}"
     synced = subprocess.run(_console_script("placement-manage") + ["db", "sync"],
                             env=environment, capture_output=True, text=True, timeout=120)
     assert synced.returncode == 0, synced.stderr
     assert migration.head_revision() in synced.stdout
+
+
+@pytest.mark.parametrize("action", ["version", "sync"])
+def test_every_wrong_database_is_one_line_and_creates_nothing(
+        capsys: pytest.CaptureFixture, monkeypatch: pytest.MonkeyPatch,
+        bad_database: BadDatabase, action: str) -> None:  # noqa: F811
+    if bad_database.placement_schema or (action == "sync" and bad_database.name == "no-file"):
+        pytest.skip("not an error here: db sync creates and upgrades, db version reads any")
+    monkeypatch.setenv("OS_PLACEMENT_DATABASE__CONNECTION", bad_database.url)
+    status, out, err = run(capsys, "db", action)
+    assert (status, out) == (1 if bad_database.transient else 2, "")
+    assert_one_error_line(err, "placement-manage", bad_database)
+    assert bad_database.created() == ""
+
+
+@pytest.mark.parametrize(("content", "fragment"), BAD_CONFIG_FILES)
+def test_a_bad_config_file_is_one_line_and_status_2(
+        capsys: pytest.CaptureFixture, tmp_path: pathlib.Path, content: bytes,
+        fragment: str) -> None:
+    path = tmp_path / "placement.conf"
+    path.write_bytes(content)
+    status, out, err = run(capsys, "--config-file", str(path), "db", "sync")
+    assert (status, out) == (2, "")
+    assert fragment in assert_one_error_line(err, "placement-manage")
+    assert str(path) in err
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["placement.conf"]

@@ -52,7 +52,8 @@ def test_the_migrate_command_gets_the_request_built_once(monkeypatch):
 
 def test_a_bad_host_file_is_refused_as_bad_input(tmp_path):
     code, out, err = _main("placement", "migrate_compute_inventory", "--host-file",
-                           str(tmp_path / "absent.yaml"))
+                           str(tmp_path / "absent.yaml"), "--placement-url",
+                           "http://127.0.0.1:9/placement")
     assert (code, out) == (2, "")
     assert err.startswith(f"nova-reshape-manage: error: {tmp_path / 'absent.yaml'}: ")
 

@@ -134,14 +134,15 @@ def test_table_lists_what_each_request_filter_added(capsys, tmp_path):
     assert "owner_nova_filter" not in out  # the chain stopped at the refusal
 
 
-@pytest.mark.parametrize("where", [
-    ["--placement-database", "sqlite:////nonexistent-dir/placement.sqlite"],
-    ["--placement", "http://127.0.0.1:9/placement"],
+@pytest.mark.parametrize(("where", "status"), [
+    (["--placement-database", "sqlite:////nonexistent-dir/placement.sqlite"], 2),
+    (["--placement-database", "postgresql+psycopg://p:secret@127.0.0.1:1/placement"], 3),
+    (["--placement", "http://127.0.0.1:9/placement"], 3),
 ])
-def test_live_mode_without_a_reachable_placement_exits_3(capsys, where):
+def test_live_mode_without_a_usable_placement_exits_2_or_3(capsys, where, status):
     code, out, err = _explain(capsys, *where, "--flavor", "m1", "--vcpus", "1", "--ram", "512",
                               "--disk", "1")
-    assert code == 3 and out == ""
+    assert code == status and out == "" and err.count("\n") == 1 and "secret" not in err
     assert err.startswith("nova-reshape-scheduler: ") and "Traceback" not in err
 
 
