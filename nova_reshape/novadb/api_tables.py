@@ -1,9 +1,10 @@
 """The columns of nova's API database that the offline tools read.
 
-Flavors and host aggregates live in the API database (``nova_api``), not in
-a cell. As for the cell (:mod:`.tables`): explicit definitions of only the
-columns read, names as in nova's ``nova/db/api/models.py``. These tables
-have no soft-delete column: a deleted flavor or aggregate row is gone.
+Flavors, host aggregates and the cell and host mappings live in the API
+database (``nova_api``), not in a cell. As for the cell (:mod:`.tables`):
+explicit definitions of only the columns read, names as in nova's
+``nova/db/api/models.py``. These tables have no soft-delete column: a
+deleted row is gone.
 """
 
 from __future__ import annotations
@@ -52,4 +53,22 @@ aggregate_metadata = sa.Table(
     sa.Column("aggregate_id", sa.Integer),
     sa.Column("key", sa.String(255)),
     sa.Column("value", sa.String(255)),
+)
+
+# Where each cell's database is (a template nova fills, or a URL), and which
+# compute service host is in which cell (``nova-manage cell_v2 discover_hosts``).
+cell_mappings = sa.Table(
+    "cell_mappings", metadata,
+    sa.Column("id", sa.Integer, primary_key=True),
+    sa.Column("uuid", sa.String(36)),
+    sa.Column("name", sa.String(255)),
+    sa.Column("transport_url", sa.Text),
+    sa.Column("database_connection", sa.Text),
+)
+
+host_mappings = sa.Table(
+    "host_mappings", metadata,
+    sa.Column("id", sa.Integer, primary_key=True),
+    sa.Column("cell_id", sa.Integer),
+    sa.Column("host", sa.String(255)),
 )

@@ -29,6 +29,14 @@ class BadDatabaseURL(DatabaseReadError):
     """The URL itself is unusable (syntax, dialect, driver, missing SQLite file)."""
 
 
+class DatabaseUnreachable(DatabaseReadError):
+    """The server did not accept a connection (down, unknown host, wrong credentials)."""
+
+
+class MissingDatabaseFile(BadDatabaseURL, DatabaseUnreachable):
+    """A SQLite URL names a file that does not exist: a bad URL, and nothing to reach."""
+
+
 def display_url(url: str) -> str:
     """The URL without its password, for messages and file headers."""
     try:
@@ -47,7 +55,7 @@ def _engine(url: str, what: str) -> sa.Engine:
         if not path or path == ":memory:":
             raise BadDatabaseURL(f"{what}: a SQLite URL must name a file")
         if not os.path.isfile(path):
-            raise BadDatabaseURL(f"{what}: {path}: no such file")
+            raise MissingDatabaseFile(f"{what}: {path}: no such file")
         # Open the file read-only, so not even a journal can be created.
         parsed = parsed.set(database=f"file:{path}", query={"mode": "ro", "uri": "true"})
     elif parsed.get_backend_name() not in ("postgresql", "mysql"):
@@ -90,7 +98,7 @@ def read_only(url: str, what: str) -> Iterator[sa.Connection]:
         try:
             connection = engine.connect()
         except sa.exc.DBAPIError as error:
-            raise DatabaseReadError(
+            raise DatabaseUnreachable(
                 f"{what}: cannot connect to {display_url(url)}: {short_error(error)}") from error
         with connection:
             try:
