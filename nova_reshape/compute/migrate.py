@@ -460,7 +460,7 @@ def with_nova_conf(nodes: dict[str, Node], options: DriverOptions,
     merged, findings = {}, {}
     for name, node in nodes.items():
         conf = options.conf_for(name)
-        if node.is_ironic or conf is None:
+        if conf is None or node.is_ironic:
             merged[name] = node
             continue
         merged[name], findings[name] = conf_check.merge_node(node, conf, options.target)
