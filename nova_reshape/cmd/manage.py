@@ -3,15 +3,16 @@
 ::
 
     nova-reshape-manage [--config-file FILE]... placement migrate_compute_inventory \\
-        (--host-file PATH... | --nova-database URL [--collected DIR] \\
+        (--host-file PATH... | [--nova-database URL | --nova-api-database URL] \\
+        [--cell NAME|UUID]... [--skip-unreachable-cells] [--collected DIR] \\
         [--cyborg-database URL]) [--dry-run] [--verbose] \\
         [--format text|json] [--progress] [--workers N] [--target-release RELEASE] \\
-        [--numa-in-placement] [--nova-config FILE]... [--allow-vgpu-mismatch]
+        [--numa-in-placement] [--nova-config PATH]... [--allow-vgpu-mismatch]
     nova-reshape-manage placement migrate_compute_inventory --host-file PATH ... \\
         [--nova-config FILE]... --print-nova-config
     nova-reshape-manage placement migrate_compute_inventory \\
         --placement-url URL [--token TOKEN] [--header NAME:VALUE] --host-file PATH ...
-    nova-reshape-manage placement describe_hosts --nova-database URL --output DIR ...
+    nova-reshape-manage placement describe_hosts [--nova-api-database URL] --output DIR ...
     nova-reshape-manage host collect --output FILE ...
 
 For every non-ironic node of the described hosts (docs/host-description.md)
@@ -20,8 +21,9 @@ shims as virt driver: nodes still in the flat shape get their inventory and
 allocations moved to child providers in one atomic ``POST /reshaper``
 each. With ``--config-file`` (its ``[placement_database] connection``) the
 Placement application runs in-process on the database through
-PlacementDirect, so every service can be down; with ``--placement-url`` a
-running Placement is used instead. See docs/migrate-compute-inventory.md.
+PlacementDirect (without it, nova.conf's ``[placement_database]
+connection``, as before Stein), so every service can be down; with
+``--placement-url`` a running Placement is used instead. See docs/migrate-compute-inventory.md.
 
 Exit status:
 
