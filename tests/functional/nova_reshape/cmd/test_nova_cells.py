@@ -16,6 +16,7 @@ from tests.fixtures import nova_api_db as api_fx
 from tests.fixtures import nova_db as fx
 from tests.fixtures.config import make_conf
 from tests.functional.nova_reshape import migrate_helpers as helpers
+from tests.functional.nova_reshape.novadb.helpers import header
 from tests.functional.nova_reshape.test_migrate_from_nova import flat_placement, run
 
 ROOTS = (fx.CMP1_UUID, fx.CMP2_UUID, fx.CMP3_UUID)
@@ -45,6 +46,8 @@ def described_cloud(cloud, directory):
                        "--nova-config", cloud.nova_conf(directory.parent / "describe.conf"),
                        "--output", str(directory))
     assert code == 0, err
+    assert (f"#   cell cell2 ({api_fx.CELL2_UUID}), nova database "
+            in "\n".join(header(str(directory / "cmp-3.yaml"))))
     return helpers.read_documents(directory)
 
 
