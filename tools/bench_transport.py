@@ -35,12 +35,12 @@ sys.path.insert(0, TOOLS)
 
 import generate_deployment  # noqa: E402
 
-from nova_reshape.compute import wsgi_transport  # noqa: E402
+from nova_reshape.transport import open_direct  # noqa: E402
 from placement_wsgi.direct import PlacementDirect  # noqa: E402
 
 #: (layer, file suffix, function): cumulative time of these functions splits a profile.
 LAYER_ENTRIES = (
-    ("transport", ("nova_reshape/transport/direct.py", "nova_reshape/compute/wsgi_transport.py"),
+    ("transport", ("nova_reshape/transport/direct.py",),
      "request"),
     ("app", ("oslo_middleware/request_id.py",), "__call__"),
     ("router", ("placement_wsgi/router.py",), "__call__"),
@@ -124,7 +124,7 @@ def main(argv: list[str] | None = None) -> int:
                 f"/resource_providers/{roots[0]['uuid']}/allocations").json()["allocations"])
         reads = node_reads(listing, consumers)
         report: dict[str, object] = {"calls_per_round": len(reads), "rounds": args.rounds}
-        for name, opener in (("intercept", PlacementDirect), ("wsgi", wsgi_transport.open_direct)):
+        for name, opener in (("intercept", PlacementDirect), ("wsgi", open_direct)):
             # A configuration per transport: PlacementDirect marks the one it used.
             with opener(generate_deployment.direct_conf(database, sync=False)) as placement:
                 run_rounds(placement, reads, 2)  # warm caches

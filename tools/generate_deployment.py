@@ -439,7 +439,7 @@ def main(argv: list[str] | None = None) -> int:
         with PlacementDirect(direct_conf(args.database)) as placement:
             summary = generate(placement, args.out, args.hosts, **shape)
     else:
-        from nova_reshape.placement_client import http_placement
+        from nova_reshape.transport import http_placement
         placement = http_placement(args.placement_url, token=args.token)
         summary = generate(placement, args.out, args.hosts, **shape)
     print(f"{summary.hosts} compute hosts, {summary.ironic} ironic, {summary.instances} "

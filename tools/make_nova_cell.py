@@ -1,10 +1,12 @@
 #!/usr/bin/env python3
 """A small nova cell database, on SQLite, PostgreSQL and MariaDB: tests' and the demo's.
 
-The tables are written here from nova's table and column names (the
-project does not import nova), with more columns than the reader uses,
-NOT NULL where nova has it, and nova's soft-delete ``deleted`` column, so
-the reader is tested against a schema shaped like the real one.
+The tables are nova_reshape/novadb/tables.py's, the repo's one declaration
+of nova's cell schema (from nova's table and column names; the project
+does not import nova): every column declared there is created, those the
+reader never selects too, NOT NULL where nova has it, and nova's
+soft-delete ``deleted`` column, so the reader is tested against a schema
+shaped like the real one.
 
 Content (:func:`populate`), chosen to cover what describe_hosts must get
 right; the uuids and addresses are the module's constants:
@@ -40,147 +42,15 @@ from typing import Any
 
 import sqlalchemy as sa
 
-metadata = sa.MetaData()
-
-
-def timestamps(soft_delete: bool = True) -> list[sa.Column]:
-    """The created/updated columns every OpenStack table has, plus nova's soft-delete pair."""
-    columns = [sa.Column("created_at", sa.DateTime), sa.Column("updated_at", sa.DateTime)]
-    if soft_delete:
-        columns += [sa.Column("deleted_at", sa.DateTime),
-                    sa.Column("deleted", sa.Integer, default=0)]
-    return columns
-
-
-services = sa.Table(
-    "services", metadata, *timestamps(),
-    sa.Column("id", sa.Integer, primary_key=True),
-    sa.Column("uuid", sa.String(36)),
-    sa.Column("host", sa.String(255)),
-    sa.Column("binary", sa.String(255)),
-    sa.Column("topic", sa.String(255)),
-    sa.Column("report_count", sa.Integer, nullable=False, default=0),
-    sa.Column("disabled", sa.Boolean, default=False),
-    sa.Column("disabled_reason", sa.String(255)),
-    sa.Column("last_seen_up", sa.DateTime),
-    sa.Column("forced_down", sa.Boolean, default=False),
-    sa.Column("version", sa.Integer, default=0),
-)
-
-compute_nodes = sa.Table(
-    "compute_nodes", metadata, *timestamps(),
-    sa.Column("id", sa.Integer, primary_key=True),
-    sa.Column("service_id", sa.Integer),
-    sa.Column("host", sa.String(255)),
-    sa.Column("uuid", sa.String(36)),
-    sa.Column("vcpus", sa.Integer, nullable=False),
-    sa.Column("memory_mb", sa.Integer, nullable=False),
-    sa.Column("local_gb", sa.Integer, nullable=False),
-    sa.Column("vcpus_used", sa.Integer, nullable=False),
-    sa.Column("memory_mb_used", sa.Integer, nullable=False),
-    sa.Column("local_gb_used", sa.Integer, nullable=False),
-    sa.Column("hypervisor_type", sa.Text, nullable=False),
-    sa.Column("hypervisor_version", sa.Integer, nullable=False),
-    sa.Column("hypervisor_hostname", sa.String(255)),
-    sa.Column("free_ram_mb", sa.Integer),
-    sa.Column("free_disk_gb", sa.Integer),
-    sa.Column("current_workload", sa.Integer),
-    sa.Column("running_vms", sa.Integer),
-    sa.Column("cpu_info", sa.Text, nullable=False),
-    sa.Column("disk_available_least", sa.Integer),
-    sa.Column("host_ip", sa.String(39)),
-    sa.Column("supported_instances", sa.Text),
-    sa.Column("metrics", sa.Text),
-    sa.Column("pci_stats", sa.Text),
-    sa.Column("extra_resources", sa.Text),
-    sa.Column("stats", sa.Text),
-    sa.Column("numa_topology", sa.Text),
-    sa.Column("ram_allocation_ratio", sa.Float),
-    sa.Column("cpu_allocation_ratio", sa.Float),
-    sa.Column("disk_allocation_ratio", sa.Float),
-    sa.Column("mapped", sa.Integer, default=0),
-)
-
-instances = sa.Table(
-    "instances", metadata, *timestamps(),
-    sa.Column("id", sa.Integer, primary_key=True, autoincrement=True),
-    sa.Column("uuid", sa.String(36), nullable=False, unique=True),
-    sa.Column("user_id", sa.String(255)),
-    sa.Column("project_id", sa.String(255)),
-    sa.Column("hostname", sa.String(255)),
-    sa.Column("vm_state", sa.String(255)),
-    sa.Column("task_state", sa.String(255)),
-    sa.Column("power_state", sa.Integer),
-    sa.Column("memory_mb", sa.Integer),
-    sa.Column("vcpus", sa.Integer),
-    sa.Column("root_gb", sa.Integer),
-    sa.Column("ephemeral_gb", sa.Integer),
-    sa.Column("host", sa.String(255)),
-    sa.Column("node", sa.String(255)),
-    sa.Column("compute_id", sa.BigInteger),
-    sa.Column("instance_type_id", sa.Integer),
-    sa.Column("launched_on", sa.Text),
-    sa.Column("display_name", sa.String(255)),
-    sa.Column("cleaned", sa.Integer, default=0),
-    sa.Column("hidden", sa.Boolean, default=False),
-)
-
-instance_extra = sa.Table(
-    "instance_extra", metadata, *timestamps(),
-    sa.Column("id", sa.Integer, primary_key=True, autoincrement=True),
-    sa.Column("instance_uuid", sa.String(36), sa.ForeignKey("instances.uuid"),
-              nullable=False),
-    sa.Column("device_metadata", sa.Text),
-    sa.Column("numa_topology", sa.Text),
-    sa.Column("pci_requests", sa.Text),
-    sa.Column("flavor", sa.Text),
-    sa.Column("vcpu_model", sa.Text),
-    sa.Column("migration_context", sa.Text),
-    sa.Column("keypairs", sa.Text),
-    sa.Column("trusted_certs", sa.Text),
-    sa.Column("resources", sa.Text),
-)
-
-pci_devices = sa.Table(
-    "pci_devices", metadata, *timestamps(),
-    sa.Column("id", sa.Integer, primary_key=True),
-    sa.Column("uuid", sa.String(36)),
-    sa.Column("compute_node_id", sa.Integer, sa.ForeignKey("compute_nodes.id"),
-              nullable=False),
-    sa.Column("address", sa.String(12), nullable=False),
-    sa.Column("vendor_id", sa.String(4), nullable=False),
-    sa.Column("product_id", sa.String(4), nullable=False),
-    sa.Column("dev_type", sa.String(8), nullable=False),
-    sa.Column("dev_id", sa.String(255)),
-    sa.Column("label", sa.String(255), nullable=False),
-    sa.Column("status", sa.String(36), nullable=False),
-    sa.Column("request_id", sa.String(36)),
-    sa.Column("extra_info", sa.Text),
-    sa.Column("instance_uuid", sa.String(36)),
-    sa.Column("numa_node", sa.Integer),
-    sa.Column("parent_addr", sa.String(12)),
-)
-
-migrations = sa.Table(
-    "migrations", metadata, *timestamps(),
-    sa.Column("id", sa.Integer, primary_key=True),
-    sa.Column("source_compute", sa.String(255)),
-    sa.Column("dest_compute", sa.String(255)),
-    sa.Column("source_node", sa.String(255)),
-    sa.Column("dest_node", sa.String(255)),
-    sa.Column("dest_compute_id", sa.BigInteger),
-    sa.Column("dest_host", sa.String(255)),
-    sa.Column("old_instance_type_id", sa.Integer),
-    sa.Column("new_instance_type_id", sa.Integer),
-    sa.Column("instance_uuid", sa.String(36), sa.ForeignKey("instances.uuid")),
-    sa.Column("uuid", sa.String(36)),
-    sa.Column("status", sa.String(255)),
-    sa.Column("migration_type", sa.Enum("migration", "resize", "live-migration",
-                                        "evacuation", name="migration_type")),
-    sa.Column("hidden", sa.Boolean, default=False),
-    sa.Column("cross_cell_move", sa.Boolean, default=False),
-    sa.Column("user_id", sa.String(255)),
-    sa.Column("project_id", sa.String(255)),
+from nova_reshape.novadb.tables import (  # noqa: F401 (re-exported for the tests)
+    compute_nodes,
+    instance_extra,
+    instances,
+    metadata,
+    migrations,
+    pci_devices,
+    services,
+    timestamps,
 )
 
 # -- the content -------------------------------------------------------------------

@@ -52,14 +52,14 @@ from nova_reshape import exception
 from nova_reshape.compute.plan import NodePlan
 from nova_reshape.compute.tree_source import NodeState, node_state
 from nova_reshape.provider_tree import ProviderTree
-from nova_reshape.report_base import (
+from nova_reshape.report import (
     AGGREGATE_GENERATION_VERSION,
     ALLOW_RESERVED_EQUAL_TOTAL_INVENTORY_VERSION,
     POST_RPS_RETURNS_PAYLOAD_API_VERSION,
     RESHAPER_VERSION,
     error_of,
 )
-from nova_reshape.transport.base import Placement, TreeWriter
+from nova_reshape.transport.base import Transport, TreeWriter
 from placement_wsgi import errors as placement_errors
 from placement_wsgi.objects.allocation import ConsumerAllocations
 from placement_wsgi.objects.inventory_record import Inventory
@@ -97,7 +97,7 @@ class RestPlanWriter:
     exist, shared by every node of the run (nothing in the run deletes one).
     """
 
-    def __init__(self, placement: Placement, known: set[str] | None = None) -> None:
+    def __init__(self, placement: Transport, known: set[str] | None = None) -> None:
         self.placement = placement
         self.known = known if known is not None else set()
 

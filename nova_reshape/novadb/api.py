@@ -21,6 +21,7 @@ from nova_reshape.nova.cell import CellMapping
 from nova_reshape.nova.flavor import Flavor
 from nova_reshape.novadb import api_tables as t
 from nova_reshape.novadb.readonly import DatabaseReadError, read_only
+from nova_reshape.novadb.tables import read_columns
 
 WHAT = "nova API database"
 
@@ -38,7 +39,7 @@ def read_flavor(url: str, name: str) -> Flavor:
 def flavor_on(connection: sa.Connection, name: str) -> Flavor:
     """As :func:`read_flavor`, on a read-only connection the caller opened."""
     rows = connection.execute(
-        sa.select(t.flavors).where(sa.or_(t.flavors.c.name == name,
+        sa.select(*read_columns(t.flavors)).where(sa.or_(t.flavors.c.name == name,
                                           t.flavors.c.flavorid == name))).mappings().all()
     # nova looks a name up before an id; both are unique on their own
     row = next((r for r in rows if r["name"] == name), rows[0] if rows else None)
@@ -70,7 +71,8 @@ def aggregates_on(connection: sa.Connection) -> list[Aggregate]:
             sa.select(t.aggregate_metadata.c.aggregate_id, t.aggregate_metadata.c.key,
                       t.aggregate_metadata.c.value)):
         metadata[aggregate_id][key] = value or ""
-    rows = connection.execute(sa.select(t.aggregates).order_by(t.aggregates.c.id)).mappings()
+    rows = connection.execute(sa.select(*read_columns(t.aggregates))
+                              .order_by(t.aggregates.c.id)).mappings()
     return [Aggregate(name=row["name"] or "", hosts=frozenset(hosts[row["id"]]),
                       metadata=metadata[row["id"]], uuid=row["uuid"]) for row in rows]
 
@@ -81,7 +83,8 @@ def cell_mappings_on(connection: sa.Connection) -> list[CellMapping]:
     return [CellMapping(uuid=row["uuid"], name=row["name"],
                         database_connection=row["database_connection"] or "",
                         transport_url=row["transport_url"])
-            for row in connection.execute(sa.select(table).order_by(table.c.id)).mappings()]
+            for row in connection.execute(
+                sa.select(*read_columns(table)).order_by(table.c.id)).mappings()]
 
 
 def host_mappings_on(connection: sa.Connection) -> dict[str, tuple[str, ...]]:

@@ -70,7 +70,8 @@ def read_cell_on(connection: sa.Connection, hosts: Sequence[str] = ()) -> CellSn
 
 def _compute_nodes(connection: sa.Connection, hosts: list[str]) -> tuple[ComputeNodeRecord, ...]:
     table = tables.compute_nodes
-    query = sa.select(table).where(table.c.deleted == 0).order_by(table.c.id)
+    query = (sa.select(*tables.read_columns(table)).where(table.c.deleted == 0)
+             .order_by(table.c.id))
     if hosts:
         query = query.where(table.c.host.in_(hosts))
     records = []
@@ -124,7 +125,8 @@ def _triples(text: str | None) -> tuple[tuple[str, str, str], ...]:
 
 def _services(connection: sa.Connection, hosts: list[str]) -> dict[str, ServiceRecord]:
     table = tables.services
-    query = sa.select(table).where(table.c.deleted == 0, table.c.binary == COMPUTE_BINARY)
+    query = sa.select(*tables.read_columns(table)).where(
+        table.c.deleted == 0, table.c.binary == COMPUTE_BINARY)
     if hosts:
         query = query.where(table.c.host.in_(hosts))
     return {row["host"]: ServiceRecord(
@@ -136,7 +138,8 @@ def _services(connection: sa.Connection, hosts: list[str]) -> dict[str, ServiceR
 
 def _instances(connection: sa.Connection, hosts: list[str]) -> tuple[InstanceRecord, ...]:
     instances, extra = tables.instances, tables.instance_extra
-    query = (sa.select(instances, extra.c.numa_topology, extra.c.pci_requests, extra.c.flavor)
+    query = (sa.select(*tables.read_columns(instances), extra.c.numa_topology,
+                       extra.c.pci_requests, extra.c.flavor)
              .select_from(instances.outerjoin(extra, sa.and_(
                  extra.c.instance_uuid == instances.c.uuid, extra.c.deleted == 0)))
              .where(instances.c.deleted == 0, instances.c.host.is_not(None))
@@ -161,7 +164,7 @@ def _instances(connection: sa.Connection, hosts: list[str]) -> tuple[InstanceRec
 
 def _pci_devices(connection: sa.Connection, node_ids: sa.Select) -> tuple[objects.PciDevice, ...]:
     table = tables.pci_devices
-    query = (sa.select(table)
+    query = (sa.select(*tables.read_columns(table))
              .where(table.c.deleted == 0, table.c.compute_node_id.in_(node_ids))
              .order_by(table.c.compute_node_id, table.c.address))
     records = []
@@ -180,7 +183,7 @@ def _pci_devices(connection: sa.Connection, node_ids: sa.Select) -> tuple[object
 
 def _migrations(connection: sa.Connection, hosts: list[str]) -> tuple[MigrationRecord, ...]:
     table = tables.migrations
-    query = (sa.select(table)
+    query = (sa.select(*tables.read_columns(table))
              .where(table.c.deleted == 0,
                     table.c.status.not_in(tables.FINISHED_MIGRATION_STATUSES))
              .order_by(table.c.id))

@@ -21,7 +21,7 @@ import threading
 from collections.abc import Mapping, Sequence
 from typing import Any, Protocol
 
-from nova_reshape.report_base import NESTED_PROVIDER_API_VERSION
+from nova_reshape.report import NESTED_PROVIDER_API_VERSION
 
 
 class NodeCatalog(Protocol):

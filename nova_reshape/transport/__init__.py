@@ -1,12 +1,14 @@
 """How the report client and the migration reach Placement.
 
-A transport is any object with ``get/put/post/delete(url, json=None,
-microversion=None, headers=None)`` returning a ``requests.Response``-like
-object (``status_code``, truth value ``status < 400``, ``text``,
-``content``, ``headers``, ``json()``); HTTP errors are values, not
-exceptions. The transports here share one base,
-:class:`~nova_reshape.transport.base.Transport`, which writes the verbs once
-over ``request(method, url, json, microversion, headers)``:
+A transport is any object with one method, ``request(method, url,
+json=None, microversion=None, headers=None)`` (the
+:class:`~nova_reshape.transport.base.Placement` protocol), returning a
+``requests.Response``-like object (a
+:class:`~nova_reshape.transport.base.Response`: ``status_code``, truth value
+``status < 400``, ``text``, ``content``, ``headers``, ``json()``); HTTP errors
+are values, not exceptions. The transports here share one base,
+:class:`~nova_reshape.transport.base.Transport`, whose
+``get/put/post/delete`` are one-line calls of ``request()``:
 
 * :func:`~nova_reshape.transport.http.http_placement`: a running service
   over ``requests`` (keep-alive session, connect retries, timeout);
@@ -19,10 +21,10 @@ over ``request(method, url, json, microversion, headers)``:
 
 from __future__ import annotations
 
-from nova_reshape.transport.base import Placement, Transport
+from nova_reshape.transport.base import JsonBody, Placement, Response, Transport
 from nova_reshape.transport.counting import CountingTransport
 from nova_reshape.transport.direct import DirectTransport, open_direct
 from nova_reshape.transport.http import http_placement
 
-__all__ = ["CountingTransport", "DirectTransport", "Placement", "Transport", "http_placement",
-           "open_direct"]
+__all__ = ["CountingTransport", "DirectTransport", "JsonBody", "Placement", "Response",
+           "Transport", "http_placement", "open_direct"]

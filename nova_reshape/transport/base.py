@@ -1,8 +1,11 @@
 """The transport contract and the base every transport here builds on.
 
-:class:`Transport` is Placement's own client base
+A transport sends one request: :meth:`Placement.request` is the whole
+contract, and every caller (the report client, counting, the migration)
+goes through it. :class:`Transport` is Placement's own client base
 (:class:`placement_wsgi.client.ClientBase`): fixed headers, the default
-microversion, and the four verbs written once over ``request()``.
+microversion, and the four verbs as one-line calls of ``request()``, for
+callers that like to write ``transport.get(url)``.
 """
 
 from __future__ import annotations
@@ -15,24 +18,44 @@ from placement_wsgi.client import VERSION_HEADER, ClientBase
 if TYPE_CHECKING:
     from placement_wsgi.objects.tree_change import TreeChange, TreeCheck
 
-#: The base of nova_reshape's transports.
+#: The base of nova_reshape's transports (``request()`` plus the four verbs over it).
 Transport = ClientBase
+
+#: A JSON request body: what ``json.dumps`` is given (None: no body).
+JsonBody = Mapping[str, Any] | list[Any] | None
+
+
+class Response(Protocol):
+    """What callers read of a response: ``requests.Response`` and the in-process one.
+
+    HTTP errors are values: the truth value is ``status_code < 400``.
+    """
+
+    @property
+    def status_code(self) -> int: ...
+
+    @property
+    def text(self) -> str: ...
+
+    @property
+    def content(self) -> bytes: ...
+
+    @property
+    def headers(self) -> Mapping[str, str]: ...
+
+    def json(self) -> Any: ...
+
+    def __bool__(self) -> bool: ...
 
 
 class Placement(Protocol):
-    """What the report client needs from a Placement endpoint."""
+    """What the report client and the counting transport need from a Placement endpoint."""
 
-    def get(self, url: str, json: Any = None, microversion: str | None = None,
-            headers: Mapping[str, str] | None = None) -> Any: ...
-
-    def put(self, url: str, json: Any = None, microversion: str | None = None,
-            headers: Mapping[str, str] | None = None) -> Any: ...
-
-    def post(self, url: str, json: Any = None, microversion: str | None = None,
-             headers: Mapping[str, str] | None = None) -> Any: ...
-
-    def delete(self, url: str, json: Any = None, microversion: str | None = None,
-               headers: Mapping[str, str] | None = None) -> Any: ...
+    def request(self, method: str, url: str, json: JsonBody = None,
+                microversion: str | None = None,
+                headers: Mapping[str, str] | None = None) -> Response:
+        """Send one request (``method`` in capitals) and return its response, any status."""
+        ...
 
 
 @runtime_checkable
@@ -48,4 +71,4 @@ class TreeWriter(Protocol):
                           check: TreeCheck | None = None) -> dict[str, int]: ...
 
 
-__all__ = ["VERSION_HEADER", "Placement", "Transport", "TreeWriter"]
+__all__ = ["VERSION_HEADER", "JsonBody", "Placement", "Response", "Transport", "TreeWriter"]

@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
-from nova_reshape.transport.base import Placement, Transport, TreeWriter
+from nova_reshape.transport.base import JsonBody, Placement, Response, Transport, TreeWriter
 
 if TYPE_CHECKING:
     from placement_wsgi.objects.tree_change import TreeChange, TreeCheck
@@ -16,8 +16,8 @@ class CountingTransport(Transport):
     the ones that are not reads also in :attr:`writes` ("unchanged" means
     zero writes).
 
-    ``placement`` needs only the four verbs (any :class:`Placement`); the
-    headers and microversion are passed through untouched. When it also
+    ``placement`` needs only ``request()`` (any :class:`Placement`); the
+    method, body, headers and microversion are passed through untouched. When it also
     writes trees in one call (a :class:`TreeWriter`), so does this, each
     :meth:`apply_tree_change` counted as one call and one write.
     """
@@ -28,15 +28,15 @@ class CountingTransport(Transport):
         self.calls = 0
         self.writes = 0
 
-    def request(self, method: str, url: str, json: Any = None,
+    def request(self, method: str, url: str, json: JsonBody = None,
                 microversion: str | None = None,
-                headers: Mapping[str, str] | None = None) -> Any:
+                headers: Mapping[str, str] | None = None) -> Response:
+        """Count the request (a write unless it is a GET), then pass it on."""
         self.calls += 1
-        if method.lower() != "get":
+        if method.upper() != "GET":
             self.writes += 1
-        return getattr(self.placement, method.lower())(url, json=json,
-                                                       microversion=microversion,
-                                                       headers=headers)
+        return self.placement.request(method, url, json=json, microversion=microversion,
+                                      headers=headers)
 
     def apply_tree_change(self, change: TreeChange,
                           check: TreeCheck | None = None) -> dict[str, int]:

@@ -25,16 +25,20 @@ from __future__ import annotations
 
 import contextlib
 import json as jsonlib
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from typing import Any
 
 import webob
+from oslo_config import cfg
 
-from nova_reshape.transport.base import Transport
+from nova_reshape.transport.base import JsonBody, Transport
 from nova_reshape.transport.counting import CountingTransport
 from placement_wsgi.direct import PlacementDirect
 from placement_wsgi.objects.tree_change import TreeChange, TreeCheck
 from placement_wsgi.objects.tree_state import DEFAULT_BATCH_SIZE, TreeState
+
+#: A WSGI application (the Placement app PlacementDirect builds, or a test's).
+WsgiApp = Callable[[dict[str, Any], Callable[..., Any]], Iterable[bytes]]
 
 
 class WsgiResponse:
@@ -67,7 +71,7 @@ class DirectTransport(Transport):
     :meth:`read_trees` and :meth:`apply_tree_change`.
     """
 
-    def __init__(self, app: Any, headers: Mapping[str, str] | None = None,
+    def __init__(self, app: WsgiApp, headers: Mapping[str, str] | None = None,
                  default_microversion: str | None = None,
                  direct: PlacementDirect | None = None) -> None:
         super().__init__(headers, default_microversion)
@@ -91,7 +95,7 @@ class DirectTransport(Transport):
             raise RuntimeError("bulk writes need a transport opened by open_direct")
         return self.direct.apply_tree_change(change, check)
 
-    def request(self, method: str, url: str, json: Any = None,
+    def request(self, method: str, url: str, json: JsonBody = None,
                 microversion: str | None = None,
                 headers: Mapping[str, str] | None = None) -> WsgiResponse:
         request = webob.Request.blank(url, method=method,
@@ -118,13 +122,14 @@ def on_database(placement: object) -> DirectTransport | None:
 
 
 @contextlib.contextmanager
-def open_direct(conf: Any) -> Iterator[DirectTransport]:
-    """PlacementDirect on ``conf``, called as a WSGI app (see module docstring)."""
+def open_direct(conf: cfg.ConfigOpts) -> Iterator[DirectTransport]:
+    """PlacementDirect on ``conf``, called as a WSGI app (see module docstring).
+
+    PlacementDirect stays open (its app built, its database pool alive) while
+    the transport is in use, and is closed when the ``with`` block ends.
+    """
     direct = PlacementDirect(conf)
-    client = direct.__enter__()
-    try:
+    with direct as client:
         yield DirectTransport(direct.app, headers={
             key: value for key, value in client.headers.items() if key != "Accept"},
             direct=direct)
-    finally:
-        direct.__exit__(None, None, None)

@@ -23,16 +23,6 @@ FLOORS: tuple[tuple[str, ...], ...] = (
     ("nova_reshape.cmd",),
 )
 
-#: Top-level modules on their way into a package: they count as that package.
-#: (The report client's modules become nova_reshape/report/; placement_client
-#: only re-exports transport and is being removed.)
-TRANSITIONAL = {
-    "nova_reshape.report_base": "nova_reshape.report",
-    "nova_reshape.report_setters": "nova_reshape.report",
-    "nova_reshape.report_allocations": "nova_reshape.report",
-    "nova_reshape.placement_client": "nova_reshape.transport",
-}
-
 SERVICE = "placement_wsgi"
 CLIENT = "nova_reshape"
 
@@ -41,18 +31,15 @@ def floor_of(floors: tuple[tuple[str, ...], ...]) -> dict[str, int]:
     return {package: level for level, packages in enumerate(floors) for package in packages}
 
 
-def package_of(module: str, floors: dict[str, int],
-               transitional: dict[str, str] | None = None) -> str | None:
+def package_of(module: str, floors: dict[str, int]) -> str | None:
     """The declared package ``module`` belongs to (the root module is its own), or None."""
     if module == CLIENT:
         return CLIENT
     top = ".".join(module.split(".")[:2])
-    top = (transitional or {}).get(top, top)
     return top if top in floors else None
 
 
-def violations(graph: dict[str, set[str]], floors: tuple[tuple[str, ...], ...],
-               transitional: dict[str, str] | None = None) -> list[str]:
+def violations(graph: dict[str, set[str]], floors: tuple[tuple[str, ...], ...]) -> list[str]:
     """One line per import that breaks the floor order (empty when none does)."""
     level = floor_of(floors)
     found = []
@@ -61,12 +48,12 @@ def violations(graph: dict[str, set[str]], floors: tuple[tuple[str, ...], ...],
             found += [f"{module} imports {target}: placement_wsgi never imports nova_reshape"
                       for target in sorted(graph[module]) if target.split(".")[0] == CLIENT]
             continue
-        home = package_of(module, level, transitional)
+        home = package_of(module, level)
         if home is None:
             found.append(f"{module} belongs to no package declared in FLOORS")
             continue
         for target in sorted(graph[module]):
-            there = package_of(target, level, transitional)
+            there = package_of(target, level)
             if target.split(".")[0] != CLIENT or there is None or there == home:
                 continue
             if level[there] >= level[home]:
@@ -77,7 +64,7 @@ def violations(graph: dict[str, set[str]], floors: tuple[tuple[str, ...], ...],
 
 def test_nova_reshape_keeps_to_its_floors():
     graph = import_graph({**module_files(SERVICE), **module_files(CLIENT)})
-    assert violations(graph, FLOORS, TRANSITIONAL) == []
+    assert violations(graph, FLOORS) == []
 
 
 def test_the_checker_names_an_upward_and_a_sideways_import():
@@ -111,11 +98,3 @@ def test_the_checker_guards_the_service_and_undeclared_packages():
         "placement_wsgi never imports nova_reshape",
     ]
 
-
-def test_transitional_modules_count_as_their_package():
-    graph = {"nova_reshape.report_setters": {"nova_reshape.report_base"},
-             "nova_reshape.report_base": set()}
-    floors = (("nova_reshape.report",),)
-    assert violations(graph, floors, {"nova_reshape.report_setters": "nova_reshape.report",
-                                      "nova_reshape.report_base": "nova_reshape.report"}) == []
-    assert len(violations(graph, floors)) == 2

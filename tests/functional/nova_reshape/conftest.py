@@ -3,8 +3,8 @@
 ``placement`` is parametrized, so every test using it runs twice on each
 engine: once against the service served by a wsgiref server on 127.0.0.1
 (a free port, in a thread), once in-process through PlacementDirect. Both
-are wrapped in a :class:`Recorder` so tests can assert exactly which
-requests the report client sent.
+are wrapped in a :class:`~tests.fixtures.transports.RecordingTransport` so
+tests can assert exactly which requests the report client sent.
 """
 
 from __future__ import annotations
@@ -17,12 +17,13 @@ from wsgiref import simple_server
 
 import pytest
 
-from nova_reshape.placement_client import http_placement
 from nova_reshape.report import SchedulerReportClient
+from nova_reshape.transport import http_placement
 from placement_wsgi import deploy
 from placement_wsgi.cmd.api import QuietHandler, ThreadingWSGIServer
 from placement_wsgi.direct import PlacementDirect
 from tests.fixtures.config import make_conf
+from tests.fixtures.transports import RecordingTransport
 
 ADMIN_HEADERS = {"X-Roles": "admin,service"}
 
@@ -32,47 +33,6 @@ class SilentHandler(QuietHandler):
 
     def log_message(self, *args: Any) -> None:
         pass
-
-
-class Recorder:
-    """Wraps a placement transport and records (method, url, microversion, json)."""
-
-    def __init__(self, placement: Any) -> None:
-        self.placement = placement
-        self.calls: list[tuple[str, str, str | None, Any]] = []
-        #: Called as hook(method, url) before each request (tests inject races).
-        self.before: Any = None
-
-    def _call(self, method: str, url: str, json: Any = None, microversion: str | None = None,
-              headers: Any = None) -> Any:
-        if self.before is not None:
-            self.before(method, url)
-        self.calls.append((method, url, microversion, json))
-        return getattr(self.placement, method.lower())(
-            url, json=json, microversion=microversion, headers=headers)
-
-    def get(self, url: str, json: Any = None, microversion: str | None = None,
-            headers: Any = None) -> Any:
-        return self._call("GET", url, json, microversion, headers)
-
-    def put(self, url: str, json: Any = None, microversion: str | None = None,
-            headers: Any = None) -> Any:
-        return self._call("PUT", url, json, microversion, headers)
-
-    def post(self, url: str, json: Any = None, microversion: str | None = None,
-             headers: Any = None) -> Any:
-        return self._call("POST", url, json, microversion, headers)
-
-    def delete(self, url: str, json: Any = None, microversion: str | None = None,
-               headers: Any = None) -> Any:
-        return self._call("DELETE", url, json, microversion, headers)
-
-    def writes(self) -> list[tuple[str, str]]:
-        """(method, path) of every non-GET request so far."""
-        return [(method, url) for method, url, _, _ in self.calls if method != "GET"]
-
-    def reset(self) -> None:
-        self.calls.clear()
 
 
 @pytest.fixture(params=["http", "direct"])
@@ -102,8 +62,8 @@ def raw_placement(request, db_url) -> Iterator[Any]:
 
 
 @pytest.fixture
-def placement(raw_placement) -> Recorder:
-    return Recorder(raw_placement)
+def placement(raw_placement) -> RecordingTransport:
+    return RecordingTransport(raw_placement)
 
 
 @pytest.fixture

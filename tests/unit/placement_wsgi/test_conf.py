@@ -9,15 +9,7 @@ import pytest
 from oslo_config import cfg
 
 from placement_wsgi import conf as placement_conf
-
-
-@pytest.fixture(autouse=True)
-def clean_environment(monkeypatch: pytest.MonkeyPatch, tmp_path: pathlib.Path) -> None:
-    """No OS_* variable of the caller leaks in; no /etc file is read."""
-    for name in list(os.environ):
-        if name.startswith("OS_"):
-            monkeypatch.delenv(name)
-    monkeypatch.setattr(placement_conf, "DEFAULT_CONFIG_FILE", str(tmp_path / "absent.conf"))
+from tests.fixtures.config import clean_environment  # noqa: F401 (autouse fixture)
 
 
 def write(path: pathlib.Path, text: str) -> str:

@@ -2,23 +2,16 @@
 
 from __future__ import annotations
 
-import os
 import pathlib
 
 import pytest
 import sqlalchemy as sa
 
-from placement_wsgi import conf as placement_conf
 from placement_wsgi import service
-from tests.fixtures.config import make_conf
-
-
-@pytest.fixture(autouse=True)
-def clean_environment(monkeypatch: pytest.MonkeyPatch, tmp_path: pathlib.Path) -> None:
-    for name in list(os.environ):
-        if name.startswith("OS_"):
-            monkeypatch.delenv(name)
-    monkeypatch.setattr(placement_conf, "DEFAULT_CONFIG_FILE", str(tmp_path / "absent.conf"))
+from tests.fixtures.config import (
+    clean_environment,  # noqa: F401 (autouse fixture)
+    make_conf,
+)
 
 
 def test_one_line_keeps_only_the_drivers_first_line() -> None:

@@ -1,9 +1,9 @@
-"""Helpers for the scheduler-over-Placement tests: PlacementDirect, recording, managers."""
+"""Helpers for the scheduler-over-Placement tests: PlacementDirect, recorded managers."""
 
 from __future__ import annotations
 
 import contextlib
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from typing import Any
 
 from nova_reshape.report import SchedulerReportClient
@@ -11,39 +11,7 @@ from nova_reshape.scheduler.config import SchedulerConfig
 from nova_reshape.scheduler.manager import SchedulerManager
 from placement_wsgi.direct import PlacementDirect
 from tests.fixtures.config import make_conf
-
-
-class Recording:
-    """A transport wrapper recording ``(method, url, microversion)``; ``before`` hook."""
-
-    def __init__(self, placement: Any) -> None:
-        self.placement = placement
-        self.calls: list[tuple[str, str, str | None]] = []
-        self.before: Callable[[str, str], None] | None = None
-
-    def _call(self, method: str, url: str, json: Any = None, microversion: str | None = None,
-              headers: Any = None) -> Any:
-        if self.before is not None:
-            self.before(method, url)
-        self.calls.append((method, url, microversion))
-        return getattr(self.placement, method.lower())(url, json=json,
-                                                       microversion=microversion,
-                                                       headers=headers)
-
-    def get(self, url: str, **kwargs: Any) -> Any:
-        return self._call("GET", url, **kwargs)
-
-    def put(self, url: str, **kwargs: Any) -> Any:
-        return self._call("PUT", url, **kwargs)
-
-    def post(self, url: str, **kwargs: Any) -> Any:
-        return self._call("POST", url, **kwargs)
-
-    def delete(self, url: str, **kwargs: Any) -> Any:
-        return self._call("DELETE", url, **kwargs)
-
-    def urls(self, method: str, prefix: str = "") -> list[str]:
-        return [url for m, url, _ in self.calls if m == method and url.startswith(prefix)]
+from tests.fixtures.transports import RecordingTransport
 
 
 @contextlib.contextmanager
@@ -54,12 +22,12 @@ def placement(db_url: str) -> Iterator[Any]:
 
 
 def make_manager(client: Any, config: dict[str, Any] | None = None,
-                 **kwargs: Any) -> tuple[SchedulerManager, Recording]:
+                 **kwargs: Any) -> tuple[SchedulerManager, RecordingTransport]:
     """A manager over a recorded report client; RAMWeigher only unless configured."""
     sections = {"filter_scheduler": {"weight_classes": ["RAMWeigher"]}}
     for section, options in (config or {}).items():
         sections.setdefault(section, {}).update(options)
-    recording = Recording(client)
+    recording = RecordingTransport(client)
     report = SchedulerReportClient(recording, retry_backoff=0)
     return SchedulerManager(report, SchedulerConfig(sections), **kwargs), recording
 

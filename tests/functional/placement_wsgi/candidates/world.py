@@ -160,3 +160,8 @@ class World:
     def summaries(self, body: dict[str, Any]) -> dict[str, dict[str, Any]]:
         return {self.names[provider]: summary
                 for provider, summary in body["provider_summaries"].items()}
+
+
+def request_names(world: World, body: dict) -> list[list[str]]:
+    """Each allocation request as the sorted names of its providers, sorted."""
+    return sorted(sorted(request) for request in world.requests(body))

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import os
 import pathlib
 import re
 import signal
@@ -15,13 +14,7 @@ import pytest
 import requests
 
 from placement_wsgi.cmd import api
-
-
-def environment(tmp_path: pathlib.Path, **variables: str) -> dict[str, str]:
-    result = {name: value for name, value in os.environ.items() if not name.startswith("OS_")}
-    result["OS_PLACEMENT_CONFIG_DIR"] = str(tmp_path)
-    result.update(variables)
-    return result
+from tests.fixtures.config import placement_environment
 
 
 def command(*argv: str) -> list[str]:
@@ -34,7 +27,7 @@ def test_serves_on_the_printed_address_and_stops_on_sigterm(tmp_path: pathlib.Pa
     config.write_text(f"[placement_database]\nconnection = sqlite:///{tmp_path / 'a.sqlite'}\n"
                       "sync_on_startup = true\n[api]\nauth_strategy = noauth2\n")
     process = subprocess.Popen(
-        command("--config-file", str(config), "--port", "0"), env=environment(tmp_path),
+        command("--config-file", str(config), "--port", "0"), env=placement_environment(tmp_path),
         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     try:
         line = process.stdout.readline()  # the server prints this once it listens
@@ -57,7 +50,7 @@ def test_serves_on_the_printed_address_and_stops_on_sigterm(tmp_path: pathlib.Pa
 
 
 def test_missing_connection_is_one_line_and_status_1(tmp_path: pathlib.Path) -> None:
-    result = subprocess.run(command("--port", "0"), env=environment(tmp_path),
+    result = subprocess.run(command("--port", "0"), env=placement_environment(tmp_path),
                             capture_output=True, text=True, timeout=120)
     assert result.returncode == 1
     assert "Traceback" not in result.stderr
@@ -75,7 +68,7 @@ def test_port_in_use_is_one_line_and_status_1(tmp_path: pathlib.Path) -> None:
         started = time.monotonic()
         result = subprocess.run(
             command("--port", str(port)),
-            env=environment(tmp_path, OS_PLACEMENT_DATABASE__CONNECTION=(
+            env=placement_environment(tmp_path, OS_PLACEMENT_DATABASE__CONNECTION=(
                 f"sqlite:///{tmp_path / 'b.sqlite'}"), OS_PLACEMENT_API__AUTH_STRATEGY="noauth2"),
             capture_output=True, text=True, timeout=120)
     assert time.monotonic() - started < 120

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import os
 import pathlib
 import shutil
 import socket
@@ -12,24 +11,18 @@ import sys
 import pytest
 import sqlalchemy as sa
 
-from placement_wsgi import conf as placement_conf
 from placement_wsgi.cmd import manage
 from placement_wsgi.db import migration
+from tests.fixtures.config import (
+    clean_environment,  # noqa: F401 (autouse fixture)
+    placement_environment,
+)
 from tests.fixtures.empty_databases import (
     empty_db_url,  # noqa: F401 (fixture)
     upgrade_to,
 )
 
 HEAD = "a082b8bb98d0"
-
-
-@pytest.fixture(autouse=True)
-def clean_environment(monkeypatch: pytest.MonkeyPatch, tmp_path: pathlib.Path) -> None:
-    """Only what a test sets: no OS_* variables, no /etc/placement file."""
-    for name in list(os.environ):
-        if name.startswith("OS_"):
-            monkeypatch.delenv(name)
-    monkeypatch.setattr(placement_conf, "DEFAULT_CONFIG_FILE", str(tmp_path / "absent.conf"))
 
 
 def run(capsys: pytest.CaptureFixture, *argv: str) -> tuple[int, str, str]:
@@ -162,9 +155,7 @@ def _console_script(name: str) -> list[str]:
 
 
 def test_console_script_exit_codes(tmp_path: pathlib.Path) -> None:
-    environment = {name: value for name, value in os.environ.items()
-                   if not name.startswith("OS_")}
-    environment["OS_PLACEMENT_CONFIG_DIR"] = str(tmp_path)
+    environment = placement_environment(tmp_path)
     failed = subprocess.run(_console_script("placement-manage") + ["db", "version"],
                             env=environment, capture_output=True, text=True, timeout=120)
     assert failed.returncode == 1

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import threading
 import uuid as uuid_module
 
 import pytest
@@ -12,6 +11,7 @@ from placement_wsgi import errors
 from placement_wsgi.db import tables
 from placement_wsgi.objects import aggregate as aggregate_obj
 from tests.fixtures import seed
+from tests.fixtures.threads import run_at_once
 
 
 def _aggregate_rows(database) -> list[str]:
@@ -71,30 +71,11 @@ def test_unknown_provider_is_a_404(database):
         aggregate_obj.set_provider_aggregates(database, missing, [], None)
 
 
-def _run_at_once(count: int, target) -> list:
-    barrier = threading.Barrier(count)
-    results: list = [None] * count
-
-    def run(index: int) -> None:
-        barrier.wait()
-        try:
-            results[index] = target(index)
-        except Exception as error:  # noqa: BLE001 - the test inspects it
-            results[index] = error
-
-    threads = [threading.Thread(target=run, args=(index,)) for index in range(count)]
-    for thread in threads:
-        thread.start()
-    for thread in threads:
-        thread.join()
-    return results
-
-
 def test_concurrent_writers_introduce_one_shared_aggregate_once(database):
     count = 6
     providers = [seed.add_provider(database) for _ in range(count)]
     shared = str(uuid_module.uuid4())
-    results = _run_at_once(count, lambda index: aggregate_obj.set_provider_aggregates(
+    results = run_at_once(count, lambda index: aggregate_obj.set_provider_aggregates(
         database, providers[index], [shared, str(uuid_module.uuid4())], None))
     assert all(isinstance(result, aggregate_obj.ProviderAggregates) for result in results), (
         results)
@@ -107,7 +88,7 @@ def test_concurrent_writers_of_one_generation_one_wins(database):
     count = 5
     provider = seed.add_provider(database)
     sets = [[str(uuid_module.uuid4())] for _ in range(count)]
-    results = _run_at_once(count, lambda index: aggregate_obj.set_provider_aggregates(
+    results = run_at_once(count, lambda index: aggregate_obj.set_provider_aggregates(
         database, provider, sets[index], 0))
     winners = [result for result in results
                if isinstance(result, aggregate_obj.ProviderAggregates)]
@@ -122,7 +103,7 @@ def test_concurrent_writers_without_generation_leave_one_whole_set(database):
     count = 5
     provider = seed.add_provider(database)
     sets = [sorted(str(uuid_module.uuid4()) for _ in range(3)) for _ in range(count)]
-    results = _run_at_once(count, lambda index: aggregate_obj.set_provider_aggregates(
+    results = run_at_once(count, lambda index: aggregate_obj.set_provider_aggregates(
         database, provider, sets[index], None))
     assert all(isinstance(result, aggregate_obj.ProviderAggregates) for result in results), (
         results)

@@ -2,14 +2,13 @@
 
 from __future__ import annotations
 
-import threading
-
 import os_resource_classes
 import pytest
 
 from placement_wsgi import errors
 from placement_wsgi.objects import resource_class as rc_obj
 from tests.fixtures import seed
+from tests.fixtures.threads import run_at_once
 
 
 def test_standard_ids_are_library_indexes(database):
@@ -87,29 +86,9 @@ def test_require_classes_names_the_first_unknown_class(database):
     assert database.read(found) == {"MEMORY_MB": 1, "VCPU": 0}
 
 
-def _run_at_once(count: int, target) -> list:
-    """Run ``target(index)`` in ``count`` threads released together; collect results."""
-    barrier = threading.Barrier(count)
-    results: list = [None] * count
-
-    def run(index: int) -> None:
-        barrier.wait()
-        try:
-            results[index] = target(index)
-        except Exception as error:  # noqa: BLE001 - the test inspects it
-            results[index] = error
-
-    threads = [threading.Thread(target=run, args=(index,)) for index in range(count)]
-    for thread in threads:
-        thread.start()
-    for thread in threads:
-        thread.join()
-    return results
-
-
 def test_concurrent_creates_of_different_names_get_distinct_ids(database):
     count = 8
-    results = _run_at_once(
+    results = run_at_once(
         count, lambda index: rc_obj.create_resource_class(database, f"CUSTOM_RACE_{index}"))
     assert all(isinstance(result, rc_obj.ResourceClass) for result in results), results
     assert sorted(result.id for result in results) == list(range(10000, 10000 + count))
@@ -117,12 +96,12 @@ def test_concurrent_creates_of_different_names_get_distinct_ids(database):
 
 def test_concurrent_creates_of_one_name_make_one_class(database):
     count = 6
-    results = _run_at_once(
+    results = run_at_once(
         count, lambda index: rc_obj.ensure_resource_class(database, "CUSTOM_ONE"))
     assert all(isinstance(result, tuple) for result in results), results
     assert sum(created for _, created in results) == 1
     assert {rc.id for rc, _ in results} == {10000}
-    posts = _run_at_once(
+    posts = run_at_once(
         count, lambda index: rc_obj.create_resource_class(database, "CUSTOM_TWO"))
     assert sum(isinstance(result, rc_obj.ResourceClass) for result in posts) == 1
     conflicts = [result for result in posts if isinstance(result, errors.Conflict)]

@@ -8,7 +8,6 @@ of its parent chain.
 
 from __future__ import annotations
 
-import threading
 from collections.abc import Callable
 
 import pytest
@@ -17,28 +16,9 @@ import sqlalchemy as sa
 from placement_wsgi import errors
 from placement_wsgi.db import tables
 from placement_wsgi.objects import resource_provider as rp_obj
+from tests.fixtures.threads import in_parallel
 
 _providers = tables.resource_providers
-
-
-def _in_parallel(calls: list[Callable[[], object]]) -> list[object]:
-    """Run ``calls`` at once; return each result or raised exception."""
-    results: list[object] = [None] * len(calls)
-    barrier = threading.Barrier(len(calls))
-
-    def run(index: int) -> None:
-        barrier.wait()
-        try:
-            results[index] = calls[index]()
-        except Exception as error:  # noqa: BLE001 - collected for the assertions
-            results[index] = error
-
-    threads = [threading.Thread(target=run, args=(index,)) for index in range(len(calls))]
-    for thread in threads:
-        thread.start()
-    for thread in threads:
-        thread.join()
-    return results
 
 
 def _assert_trees_consistent(database) -> dict[int, tuple[int | None, int]]:
@@ -59,7 +39,7 @@ def _assert_trees_consistent(database) -> dict[int, tuple[int | None, int]]:
 
 
 def test_concurrent_creates_of_one_name_have_one_winner(database):
-    results = _in_parallel(
+    results = in_parallel(
         [lambda: rp_obj.create_resource_provider(database, "contested")] * 4)
     created = [result for result in results if isinstance(result, rp_obj.ResourceProvider)]
     clashes = [result for result in results if isinstance(result, errors.DuplicateName)]
@@ -72,7 +52,7 @@ def test_concurrent_creates_of_one_name_have_one_winner(database):
 def test_opposite_concurrent_reparents_never_make_a_loop(database):
     one = rp_obj.create_resource_provider(database, "one")
     two = rp_obj.create_resource_provider(database, "two")
-    results = _in_parallel([
+    results = in_parallel([
         lambda: rp_obj.update_resource_provider(
             database, one.uuid, "one", two.uuid, allow_reparenting=True),
         lambda: rp_obj.update_resource_provider(
@@ -96,7 +76,7 @@ def test_children_created_during_a_reparent_get_the_new_root(database):
         (lambda index=index: rp_obj.create_resource_provider(
             database, f"leaf {index}", parent_uuid=middle.uuid))
         for index in range(4)]
-    results = _in_parallel(calls)
+    results = in_parallel(calls)
     assert all(isinstance(result, rp_obj.ResourceProvider) for result in results), results
     _assert_trees_consistent(database)
     tree = rp_obj.list_resource_providers(database, rp_obj.ProviderFilters(in_tree=middle.uuid))
@@ -106,7 +86,7 @@ def test_children_created_during_a_reparent_get_the_new_root(database):
 
 def test_a_parent_deleted_during_child_creation_is_reported_not_dangled(database):
     parent = rp_obj.create_resource_provider(database, "parent")
-    results = _in_parallel([
+    results = in_parallel([
         lambda: rp_obj.delete_resource_provider(database, parent.uuid),
         lambda: rp_obj.create_resource_provider(database, "child", parent_uuid=parent.uuid),
     ])

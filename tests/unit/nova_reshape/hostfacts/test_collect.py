@@ -114,10 +114,3 @@ def test_command_refuses_a_missing_sysfs(tmp_path):
     assert code == 2
     assert err == f"nova-reshape-manage: error: --sysfs-root {tmp_path / 'nope'}: " \
                   "not a directory\n"
-
-
-def test_collected_file_errors_are_located(tmp_path):
-    path = tmp_path / "bad.yaml"
-    path.write_text("kind: collected\nhost: h\nmdevs: [{uuid: nope, gpu: '0000:84:00.0'}]\n")
-    with pytest.raises(collected.HostDescriptionError, match=r"bad.yaml: mdevs\[0\].uuid: "):
-        collected.load_collected_dir(str(tmp_path))

@@ -20,3 +20,9 @@ def test_cpu_policy_from_extra_specs():
     with pytest.raises(ObjectFormatError, match="flavor p1: unknown cpu_policy 'pinned'"):
         Flavor(flavorid="p1", extra_specs={"hw:cpu_policy": "pinned"}).cpu_policy  # noqa: B018
     assert policy_of("mixed", "cell 0") is CpuPolicy.MIXED and policy_of(None, "x") is None
+
+
+def test_an_unknown_cpu_policy_is_a_format_error_naming_where():
+    assert policy_of("dedicated", "cell") is CpuPolicy.DEDICATED
+    with pytest.raises(ObjectFormatError, match="cell: unknown cpu_policy 'pinned'"):
+        policy_of("pinned", "cell")

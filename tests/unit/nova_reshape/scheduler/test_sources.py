@@ -63,3 +63,15 @@ def test_the_scheduler_runs_on_candidate_host_states():
 def test_not_a_candidates_body():
     with pytest.raises(ScenarioError):
         host_states_from_allocation_candidates({"allocation_requests": []})
+
+
+def test_sources_can_share_request_dicts_between_fresh_lists():
+    request = {"allocations": {CN1: {"resources": {"VCPU": 1}}}, "mappings": {"": [CN1]}}
+    body = {"allocation_requests": [request], "provider_summaries": {CN1: {
+        "resources": {"VCPU": {"capacity": 4, "used": 0}}, "traits": [],
+        "parent_provider_uuid": None, "root_provider_uuid": CN1}}}
+    (copied,) = host_states_from_allocation_candidates(body, now=0)
+    (shared,) = host_states_from_allocation_candidates(body, now=0, deep_copy=False)
+    assert copied.allocation_candidates[0] is not request
+    assert shared.allocation_candidates[0] is request
+    assert shared.allocation_candidates is not body["allocation_requests"]
