@@ -1,6 +1,7 @@
-"""``migrate_compute_inventory --nova-database``: describe in memory, then migrate.
+"""``migrate_compute_inventory`` from nova's databases: describe in memory, then migrate.
 
-The hosts are described as ``describe_hosts`` would (same reader, same
+The hosts of the cells :mod:`nova_reshape.cmd.nova_cells` read are
+described as ``describe_hosts`` would (same reader, same
 document builder, same loader), but nothing is written: the documents go
 straight to the migration. Where the sources disagree
 (:mod:`nova_reshape.hostfacts.conflicts`) the run is refused before
@@ -14,15 +15,16 @@ from __future__ import annotations
 import dataclasses
 from typing import TextIO
 
-from nova_reshape.cmd import output
+from nova_reshape.cmd import nova_cells, output
 from nova_reshape.cmd.refusal import ExitClass, Refusal, database_refusal
 from nova_reshape.cmd.request import MigrateRequest, NovaDatabase, OutputFormat
 from nova_reshape.compute.preflight import Finding
 from nova_reshape.hostfacts import collected as collected_mod
 from nova_reshape.hostfacts import conflicts, describe
-from nova_reshape.nova.conf.compute import NovaConf
-from nova_reshape.novadb import cyborg, reader
-from nova_reshape.novadb.readonly import BadDatabaseURL, DatabaseReadError, display_url
+from nova_reshape.nova.conf.per_host import HostConfs
+from nova_reshape.novadb import cyborg
+from nova_reshape.novadb.cells import CellsSnapshot
+from nova_reshape.novadb.readonly import DatabaseReadError
 from nova_reshape.virt.host import Host, HostDescriptionError, parse_host
 
 
@@ -35,44 +37,46 @@ class Described:
     findings: list[Finding]
 
 
-def describe_all(nova_database: str, collected_dir: str | None, cyborg_database: str | None,
-                 conf: NovaConf | None) -> Described:
-    """Describe every compute host of the cell; raises what the readers raise."""
+def describe_all(snapshot: CellsSnapshot, collected_dir: str | None,
+                 cyborg_database: str | None, confs: HostConfs) -> Described:
+    """Describe every compute host of the cells read, each with its own nova.conf;
+    raises what the readers raise."""
     collected = collected_mod.load_collected_dir(collected_dir) if collected_dir else {}
-    snapshot = reader.read_cell(nova_database, [])
     accelerators = cyborg.read_cyborg(cyborg_database) if cyborg_database else None
-    where = f"nova database {display_url(nova_database)}"
     hosts, sources, findings = [], {}, []
-    for name in snapshot.hosts():
-        description = describe.describe_host(snapshot, name, collected.get(name),
-                                             accelerators, conf)
+    for read, name in snapshot.hosts():
+        description = describe.describe_host(read.snapshot, name, collected.get(name),
+                                             accelerators, confs.for_host(name))
         findings.extend(Finding(conflicts.CODE, node, message) for node, message in
-                        conflicts.conflicts(snapshot, name, description.document,
+                        conflicts.conflicts(read.snapshot, name, description.document,
                                             collected.get(name)))
-        hosts.append(parse_host(description.document, f"{where}, host {name}"))
+        hosts.append(parse_host(description.document,
+                                f"{nova_cells.source_name(read)}, host {name}"))
         sources.update(description.sources)
-    for name in describe.collected_without_nova(collected, snapshot):
+    known = snapshot.host_names() | snapshot.skipped_hosts()
+    for name in describe.collected_without_nova(collected, known):
         findings.append(Finding(conflicts.CODE, name, f"{collected[name].path}: host has "
                                 "no compute node in nova's database"))
     return Described(hosts=hosts, sources=sources, findings=findings)
 
 
-def read_described(source: NovaDatabase, conf: NovaConf | None) -> Described:
+def read_described(source: NovaDatabase, snapshot: CellsSnapshot,
+                   confs: HostConfs) -> Described:
     """:func:`describe_all` of ``source``; what cannot be read raised as a :class:`Refusal`."""
     try:
-        return describe_all(source.url, source.collected, source.cyborg_database, conf)
-    except (BadDatabaseURL, DatabaseReadError) as error:
+        return describe_all(snapshot, source.collected, source.cyborg_database, confs)
+    except DatabaseReadError as error:
         raise database_refusal(error) from error
     except HostDescriptionError as error:
         raise Refusal(ExitClass.BAD_INPUT, str(error)) from error
 
 
-def hosts_from_nova(request: MigrateRequest, source: NovaDatabase, conf: NovaConf | None,
-                    out: TextIO) -> list[Host]:
-    """The hosts ``source`` describes (with ``--dry-run`` in text, each node's facts
-    and their sources printed first); a :class:`Refusal` when they cannot be read
-    or their sources disagree (nothing is written)."""
-    described = read_described(source, conf)
+def hosts_from_nova(request: MigrateRequest, source: NovaDatabase, snapshot: CellsSnapshot,
+                    confs: HostConfs, out: TextIO) -> list[Host]:
+    """The hosts of ``snapshot`` (with ``--dry-run`` in text, each node's facts and
+    their sources printed first); a :class:`Refusal` when they cannot be read or
+    their sources disagree (nothing is written)."""
+    described = read_described(source, snapshot, confs)
     if request.dry_run and request.output_format == OutputFormat.TEXT:
         output.write_sources(described.sources, out)
     if described.findings:

@@ -3,16 +3,17 @@
 ::
 
     nova-reshape-manage [--config-file FILE]... placement migrate_compute_inventory \\
-        (--host-file PATH... | --nova-database URL [--collected DIR] \\
+        (--host-file PATH... | [--nova-database URL | --nova-api-database URL] \\
+        [--cell NAME|UUID]... [--skip-unreachable-cells] [--collected DIR] \\
         [--cyborg-database URL]) [--dry-run] [--verbose] \\
         [--format text|json] [--report FILE] [--progress] [--workers N] \\
         [--target-release RELEASE] \\
-        [--numa-in-placement] [--nova-config FILE]... [--allow-vgpu-mismatch]
+        [--numa-in-placement] [--nova-config PATH]... [--allow-vgpu-mismatch]
     nova-reshape-manage placement migrate_compute_inventory --host-file PATH ... \\
         [--nova-config FILE]... --print-nova-config
     nova-reshape-manage placement migrate_compute_inventory \\
         --placement-url URL [--token TOKEN] [--header NAME:VALUE] --host-file PATH ...
-    nova-reshape-manage placement describe_hosts --nova-database URL --output DIR ...
+    nova-reshape-manage placement describe_hosts [--nova-api-database URL] --output DIR ...
     nova-reshape-manage host collect --output FILE ...
 
 For every non-ironic node of the described hosts (docs/host-description.md)
@@ -21,8 +22,9 @@ shims as virt driver: nodes still in the flat shape get their inventory and
 allocations moved to child providers in one atomic ``POST /reshaper``
 each. With ``--config-file`` (its ``[placement_database] connection``) the
 Placement application runs in-process on the database through
-PlacementDirect, so every service can be down; with ``--placement-url`` a
-running Placement is used instead. See docs/migrate-compute-inventory.md.
+PlacementDirect (without it, nova.conf's ``[placement_database]
+connection``, as before Stein), so every service can be down; with
+``--placement-url`` a running Placement is used instead. See docs/migrate-compute-inventory.md.
 
 Exit status:
 
@@ -48,14 +50,22 @@ import contextlib
 import functools
 import logging
 import sys
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from typing import Any, TextIO
 
 import requests
 import sqlalchemy as sa
 
 from nova_reshape import exception
-from nova_reshape.cmd import collect, describe, from_nova, output, report_file, request
+from nova_reshape.cmd import (
+    collect,
+    describe,
+    from_nova,
+    nova_cells,
+    output,
+    report_file,
+    request,
+)
 from nova_reshape.cmd.refusal import (  # noqa: F401 - the exit statuses, re-exported
     EXIT_BAD_INPUT,
     EXIT_CONFLICT,
@@ -70,7 +80,7 @@ from nova_reshape.cmd.refusal import (  # noqa: F401 - the exit statuses, re-exp
 )
 from nova_reshape.cmd.request import HostFiles, MigrateRequest, NovaDatabase, PlacementAccess
 from nova_reshape.compute import conf_check, migrate, parallel
-from nova_reshape.nova.conf.compute import load_nova_conf
+from nova_reshape.nova.conf.per_host import HostConfs, NovaConfigPaths, load_host_confs
 from nova_reshape.nova.errors import NovaConfError
 from nova_reshape.progress import progress_callback
 from nova_reshape.transport import http_placement, open_direct
@@ -113,20 +123,26 @@ def open_http(url: str, token: str | None, headers: dict[str, str]) -> Iterator[
 
 
 @contextlib.contextmanager
-def open_database(config_files: Sequence[str]) -> Iterator[Any]:
+def open_database(config_files: Sequence[str], nova_connection: str | None = None,
+                  ) -> Iterator[Any]:
     """The Placement application in-process on the configured database."""
-    with open_direct(_database_conf(config_files)) as client:
+    with open_direct(_database_conf(config_files, nova_connection)) as client:
         yield client
 
 
-def _database_conf(config_files: Sequence[str]) -> Any:
+def _database_conf(config_files: Sequence[str], nova_connection: str | None = None) -> Any:
+    """placement.conf ``config_files``; where they name no database, nova.conf's
+    ``[placement_database] connection`` (``nova_connection``: releases before Stein
+    served Placement from nova), else a refusal."""
     try:
         conf = service.load_conf(config_files=list(config_files))
     except service.StartupError as error:
         raise _bad_input(str(error)) from error
     if not conf.placement_database.connection:
-        raise _bad_input("configuration: [placement_database] connection is not set in "
-                         + ", ".join(config_files))
+        if not nova_connection:
+            raise _bad_input("configuration: [placement_database] connection is not set in "
+                             + ", ".join(config_files))
+        conf.set_override("connection", nova_connection, "placement_database")
     return conf
 
 
@@ -145,9 +161,11 @@ def _bad_input(message: str) -> Refusal:
     return Refusal(ExitClass.BAD_INPUT, message)
 
 
-def placement_opener(access: PlacementAccess) -> parallel.Opener:
+def placement_opener(access: PlacementAccess,
+                     nova_configs: NovaConfigPaths = NovaConfigPaths()) -> parallel.Opener:
     """What opens the transport ``access`` asks for (in each worker); a refusal when
-    unusable.
+    unusable. Without ``--config-file`` and ``--placement-url``, the Placement
+    database of nova.conf (``nova_configs``), as releases before Stein had it.
 
     The configuration and the database are loaded and checked here, once, so
     a bad one is reported before any worker starts.
@@ -164,11 +182,13 @@ def placement_opener(access: PlacementAccess) -> parallel.Opener:
                 raise _bad_input(f"--header {header!r} is not NAME:VALUE")
             fixed[name.strip()] = value.strip()
         return functools.partial(open_http, access.url, access.token, fixed)
-    if not access.config_files:
-        raise _bad_input("give --config-file (a placement.conf naming the database) or "
-                         "--placement-url")
-    check_placement_database(_database_conf(access.config_files))
-    return functools.partial(open_database, list(access.config_files))
+    nova_connection = nova_cells.nova_connections(nova_configs).placement_database
+    if not access.config_files and not nova_connection:
+        raise _bad_input("give --config-file (a placement.conf naming the database), "
+                         "--placement-url, or a --nova-config whose [placement_database] "
+                         "connection names it")
+    check_placement_database(_database_conf(access.config_files, nova_connection))
+    return functools.partial(open_database, list(access.config_files), nova_connection)
 
 
 def exit_code(results: Sequence[migrate.NodeResult]) -> int:
@@ -177,36 +197,45 @@ def exit_code(results: Sequence[migrate.NodeResult]) -> int:
     return next((code for status, code in STATUS_EXITS if status in statuses), EXIT_OK)
 
 
-def driver_options(migrate_request: MigrateRequest) -> releases.DriverOptions:
-    """The shims' options, ``--nova-config`` read; a refusal for an unreadable nova.conf."""
-    conf = None
-    if migrate_request.nova_configs:
-        try:
-            conf = load_nova_conf(list(migrate_request.nova_configs))
-        except NovaConfError as error:
-            raise _bad_input(str(error)) from error
+def host_confs(paths: NovaConfigPaths, hosts: Iterable[str]) -> HostConfs:
+    """Each host's nova.conf (``--nova-config``); a refusal for an unreadable one."""
+    try:
+        return load_host_confs(paths, hosts)
+    except NovaConfError as error:
+        raise _bad_input(str(error)) from error
+
+
+def driver_options(migrate_request: MigrateRequest, confs: HostConfs = HostConfs(),
+                   hosts: Sequence[Host] = ()) -> releases.DriverOptions:
+    """The shims' options, with the nova.conf common to every host and, per node of
+    ``hosts`` whose host has its own, that one."""
+    node_confs = {node.nodename: confs.by_host[host.host] for host in hosts
+                  if host.host in confs.by_host for node in host.nodes}
     return releases.DriverOptions(target=migrate_request.target,
                                   numa_in_placement=migrate_request.numa_in_placement,
                                   allow_vgpu_mismatch=migrate_request.allow_vgpu_mismatch,
-                                  nova_conf=conf)
+                                  nova_conf=confs.default, node_confs=node_confs)
 
 
-def read_inputs(migrate_request: MigrateRequest,
-                out: TextIO) -> tuple[list[Host], releases.DriverOptions]:
-    """The described hosts (from host files, or nova's database with nova.conf's
+def read_inputs(migrate_request: MigrateRequest, out: TextIO,
+                err: TextIO) -> tuple[list[Host], releases.DriverOptions]:
+    """The described hosts (from host files, or nova's databases with nova.conf's
     help) and the shims' options; a refusal when they cannot be read or (from
-    nova's database) their sources disagree."""
+    nova's databases) their sources disagree."""
+    paths = NovaConfigPaths(migrate_request.nova_configs)
     match migrate_request.hosts:
         case NovaDatabase() as source:
-            options = driver_options(migrate_request)
-            return (from_nova.hosts_from_nova(migrate_request, source, options.nova_conf, out),
-                    options)
-        case HostFiles(paths):
+            snapshot = nova_cells.read_nova_hosts(source, paths)
+            nova_cells.write_skipped(snapshot, err)
+            confs = host_confs(paths, snapshot.host_names())
+            hosts = from_nova.hosts_from_nova(migrate_request, source, snapshot, confs, out)
+        case HostFiles(files):
             try:
-                hosts = load_hosts(list(paths))
+                hosts = load_hosts(list(files))
             except HostDescriptionError as error:
                 raise _bad_input(str(error)) from error
-            return hosts, driver_options(migrate_request)
+            confs = host_confs(paths, [host.host for host in hosts if host.host])
+    return hosts, driver_options(migrate_request, confs, hosts)
 
 
 def print_nova_config(hosts: Sequence[Host], options: releases.DriverOptions,
@@ -221,11 +250,12 @@ def migrate_compute_inventory(migrate_request: MigrateRequest, out: TextIO,
                               err: TextIO) -> int:
     """The migration the request asks for; its exit status (refusals raised)."""
     if migrate_request.print_nova_config:
-        return print_nova_config(*read_inputs(migrate_request, out), out)
+        return print_nova_config(*read_inputs(migrate_request, out, err), out)
     # Placement's database (or URL) first: a wrong one is reported before
     # anything else is read.
-    opener = placement_opener(migrate_request.placement)
-    hosts, options = read_inputs(migrate_request, out)
+    opener = placement_opener(migrate_request.placement,
+                              NovaConfigPaths(migrate_request.nova_configs))
+    hosts, options = read_inputs(migrate_request, out, err)
     progress = progress_callback(err, migrate_request.output_format,
                                  force=migrate_request.progress)
     if options.numa_in_placement:

@@ -13,6 +13,7 @@ from collections.abc import Sequence
 
 from nova_reshape.compute import node_result
 from nova_reshape.compute.preflight import Finding
+from nova_reshape.novadb.cells import CellConflict
 from nova_reshape.novadb.readonly import BadDatabaseURL, DatabaseReadError
 
 #: The command's name, which every line it prints about itself starts with.
@@ -79,7 +80,11 @@ class Refusal(Exception):
         return EXIT_CODES[self.exit_class]
 
 
-def database_refusal(error: BadDatabaseURL | DatabaseReadError) -> Refusal:
-    """A database nova-reshape could not read: bad input for a bad URL, else failed."""
-    exit_class = ExitClass.BAD_INPUT if isinstance(error, BadDatabaseURL) else ExitClass.FAILED
-    return Refusal(exit_class, str(error))
+def database_refusal(error: DatabaseReadError) -> Refusal:
+    """A database nova-reshape could not read: bad input for a bad URL (or ``--cell``),
+    refused where two cells disagree (nothing written), else failed."""
+    if isinstance(error, BadDatabaseURL):
+        return Refusal(ExitClass.BAD_INPUT, str(error))
+    if isinstance(error, CellConflict):
+        return Refusal(ExitClass.REFUSED, str(error))
+    return Refusal(ExitClass.FAILED, str(error))

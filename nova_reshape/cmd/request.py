@@ -45,12 +45,26 @@ class HostFiles:
 
 @dataclasses.dataclass(frozen=True)
 class NovaDatabase:
-    """``--nova-database``: describe the hosts from nova's cell database, with
-    ``--collected`` and ``--cyborg-database``."""
+    """Describe the hosts from nova's databases, with ``--collected`` and
+    ``--cyborg-database``: one cell database (``--nova-database``, ``url``), or
+    every cell (``--cell``: those named) that nova's API database maps
+    (``--nova-api-database``, ``api_url``; when neither URL is given, the
+    ``[api_database] connection`` of ``--nova-config``)."""
 
-    url: str
+    url: str | None = None
     collected: str | None = None
     cyborg_database: str | None = None
+    api_url: str | None = None
+    cells: tuple[str, ...] = ()
+    skip_unreachable_cells: bool = False
+
+    @classmethod
+    def from_args(cls, args: argparse.Namespace) -> NovaDatabase:
+        """The source of arguments declared by :func:`add_nova_arguments`."""
+        return cls(url=args.nova_database, collected=args.collected,
+                   cyborg_database=args.cyborg_database, api_url=args.nova_api_database,
+                   cells=tuple(args.cells),
+                   skip_unreachable_cells=args.skip_unreachable_cells)
 
 
 #: Where the hosts are described.
@@ -63,7 +77,7 @@ class MigrateRequest:
 
     placement: PlacementAccess
     hosts: HostSource
-    #: ``--nova-config`` files (later ones win), read by the command.
+    #: ``--nova-config`` files and directories (later ones win), read by the command.
     nova_configs: tuple[str, ...] = ()
     target: releases.Release = releases.DEFAULT_TARGET
     numa_in_placement: bool = False
@@ -86,8 +100,8 @@ class MigrateRequest:
             placement=PlacementAccess(
                 config_files=(*args.config_files, *args.sub_config_files),
                 url=args.placement_url, token=args.token, headers=tuple(args.headers)),
-            hosts=(NovaDatabase(args.nova_database, args.collected, args.cyborg_database)
-                   if args.nova_database else HostFiles(tuple(args.host_files))),
+            hosts=(HostFiles(tuple(args.host_files)) if args.host_files
+                   else NovaDatabase.from_args(args)),
             nova_configs=tuple(args.nova_configs), target=args.target_release,
             numa_in_placement=args.numa_in_placement,
             allow_vgpu_mismatch=args.allow_vgpu_mismatch, dry_run=args.dry_run,
@@ -99,6 +113,11 @@ class MigrateRequest:
     def detailed(self) -> bool:
         """Whether the text report draws each node's trees, moves and plan."""
         return self.dry_run or self.verbose
+
+
+#: ``--nova-config``: files, or directories of per-host files (nova/conf/per_host.py).
+NOVA_CONFIG_HELP = ("nova.conf, or a directory holding nova.conf and <host>.conf files for "
+                    "single hosts (repeatable, later ones win)")
 
 
 def add_parser(actions: Any) -> argparse.ArgumentParser:
@@ -145,17 +164,30 @@ def _add_placement_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def _add_host_arguments(parser: argparse.ArgumentParser) -> None:
-    sources = parser.add_mutually_exclusive_group(required=True)
+    sources = parser.add_mutually_exclusive_group()
     sources.add_argument(
         "--host-file", action="append", metavar="PATH", dest="host_files",
         help="host description file, or a directory of *.yaml files; repeatable")
+    add_nova_arguments(parser, sources)
+
+
+def add_nova_arguments(parser: argparse.ArgumentParser, sources: Any) -> None:
+    """The options naming nova's databases (``sources``: their exclusive group)
+    and what completes them; :meth:`NovaDatabase.from_args` reads them."""
     sources.add_argument("--nova-database", metavar="URL",
-                         help="describe the hosts from nova's cell database (read only) "
-                         "instead of host files")
+                         help="describe the hosts of this one nova cell database (read only)")
+    sources.add_argument("--nova-api-database", metavar="URL",
+                         help="describe the hosts of every cell nova's API database maps "
+                         "(read only; default: [api_database] connection of --nova-config)")
+    parser.add_argument("--cell", action="append", metavar="NAME|UUID", dest="cells",
+                        default=[], help="only this cell of the API database; repeatable")
+    parser.add_argument("--skip-unreachable-cells", action="store_true",
+                        help="leave out a cell whose database cannot be reached (its hosts "
+                        "are listed) instead of stopping")
     parser.add_argument("--collected", metavar="DIR",
-                        help="with --nova-database: files written by 'host collect'")
+                        help="directory of files written by 'host collect' to merge")
     parser.add_argument("--cyborg-database", metavar="URL",
-                        help="with --nova-database: Cyborg's database (read only)")
+                        help="Cyborg's database (read only), for accelerators")
 
 
 def _add_target_arguments(parser: argparse.ArgumentParser) -> None:
@@ -169,9 +201,9 @@ def _add_target_arguments(parser: argparse.ArgumentParser) -> None:
         help="make one child provider per NUMA cell holding its CPUs and memory (no nova "
         "release does this; only for a driver that models NUMA in Placement)")
     parser.add_argument(
-        "--nova-config", action="append", metavar="FILE", dest="nova_configs", default=[],
-        help="the target release's nova.conf (repeatable, later files win): fills what the "
-        "host files leave out; where they disagree the node is refused")
+        "--nova-config", action="append", metavar="PATH", dest="nova_configs", default=[],
+        help=NOVA_CONFIG_HELP + ": fills what the host files leave out; where they "
+        "disagree the node is refused")
     parser.add_argument(
         "--print-nova-config", action="store_true",
         help="print, per node, the nova.conf options the target release needs for the "

@@ -454,14 +454,13 @@ class Migration:
 
 def with_nova_conf(nodes: dict[str, Node], options: DriverOptions,
                    ) -> tuple[dict[str, Node], dict[str, list[preflight.Finding]]]:
-    """``nodes`` completed from ``options.nova_conf`` (when given), and per node
-    name where its description and nova.conf disagree (ironic nodes untouched)."""
-    conf = options.nova_conf
-    if conf is None:
-        return nodes, {}
+    """``nodes`` completed from each one's nova.conf (``options.conf_for``, when
+    given), and per node name where its description and nova.conf disagree
+    (ironic nodes untouched)."""
     merged, findings = {}, {}
     for name, node in nodes.items():
-        if node.is_ironic:
+        conf = options.conf_for(name)
+        if conf is None or node.is_ironic:
             merged[name] = node
             continue
         merged[name], findings[name] = conf_check.merge_node(node, conf, options.target)

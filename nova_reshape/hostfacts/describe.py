@@ -340,12 +340,12 @@ def _consumers(snapshot: CellSnapshot, node: ComputeNodeRecord, collected: Colle
     return consumers
 
 
-def unknown_hosts(requested: Iterable[str], snapshot: CellSnapshot) -> list[str]:
-    known = set(snapshot.hosts())
-    return sorted(set(requested) - known)
+def unknown_hosts(requested: Iterable[str], known: Iterable[str]) -> list[str]:
+    """The ``requested`` hosts that are not among the ``known`` ones (hosts read)."""
+    return sorted(set(requested) - set(known))
 
 
 def collected_without_nova(collected: Mapping[str, CollectedHost],
-                           snapshot: CellSnapshot) -> list[str]:
-    known = set(snapshot.hosts())
-    return sorted(set(collected) - known)
+                           known: Iterable[str]) -> list[str]:
+    """The hosts of collected files that are not among the ``known`` ones (hosts read)."""
+    return sorted(set(collected) - set(known))

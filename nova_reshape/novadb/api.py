@@ -1,9 +1,11 @@
-"""Read flavors and host aggregates from nova's API database, read-only.
+"""Read flavors, host aggregates and cell mappings from nova's API database, read-only.
 
 nova keeps both in the API database (``nova_api``): the scheduler takes the
 flavor of a boot request from there and the host aggregates (with their
 hosts and metadata) that the aggregate request filters and the aggregate
-filters use. Like the cell reader this opens the database through
+filters use; and the cell mappings (where each cell's database is) with the
+host mappings (which compute host is in which cell). Like the cell reader
+this opens the database through
 :func:`nova_reshape.novadb.readonly.read_only` (a read-only transaction,
 always rolled back) and reads each table with one set-based query.
 """
@@ -15,6 +17,7 @@ from collections import defaultdict
 import sqlalchemy as sa
 
 from nova_reshape.nova.aggregate import Aggregate
+from nova_reshape.nova.cell import CellMapping
 from nova_reshape.nova.flavor import Flavor
 from nova_reshape.novadb import api_tables as t
 from nova_reshape.novadb.readonly import DatabaseReadError, read_only
@@ -72,3 +75,24 @@ def aggregates_on(connection: sa.Connection) -> list[Aggregate]:
                               .order_by(t.aggregates.c.id)).mappings()
     return [Aggregate(name=row["name"] or "", hosts=frozenset(hosts[row["id"]]),
                       metadata=metadata[row["id"]], uuid=row["uuid"]) for row in rows]
+
+
+def cell_mappings_on(connection: sa.Connection) -> list[CellMapping]:
+    """Every cell mapping (cell0 included) in nova's order (by id), URLs as stored."""
+    table = t.cell_mappings
+    return [CellMapping(uuid=row["uuid"], name=row["name"],
+                        database_connection=row["database_connection"] or "",
+                        transport_url=row["transport_url"])
+            for row in connection.execute(
+                sa.select(*read_columns(table)).order_by(table.c.id)).mappings()]
+
+
+def host_mappings_on(connection: sa.Connection) -> dict[str, tuple[str, ...]]:
+    """Cell uuid -> the compute service hosts mapped to it (sorted)."""
+    cells, hosts = t.cell_mappings, t.host_mappings
+    mapped: dict[str, list[str]] = defaultdict(list)
+    for uuid, host in connection.execute(
+            sa.select(cells.c.uuid, hosts.c.host)
+            .select_from(hosts.join(cells, hosts.c.cell_id == cells.c.id))):
+        mapped[uuid].append(host)
+    return {uuid: tuple(sorted(names)) for uuid, names in mapped.items()}

@@ -1,11 +1,12 @@
 """nova's API database tables, the one declaration in the repo.
 
-Flavors and host aggregates live in the API database (``nova_api``), not in
-a cell. As for the cell (:mod:`.tables`): explicit definitions, names,
-types and constraints as in nova's ``nova/db/api/models.py``; the reader
+Flavors, host aggregates and the cell and host mappings live in the API
+database (``nova_api``), not in a cell. As for the cell (:mod:`.tables`):
+explicit definitions, names, types and constraints as in nova's
+``nova/db/api/models.py``; the reader
 selects :func:`~.tables.read_columns`, the test fixture
 (tests/fixtures/nova_api_db.py) creates every column. These tables have no
-soft-delete column: a deleted flavor or aggregate row is gone.
+soft-delete column: a deleted row is gone.
 """
 
 from __future__ import annotations
@@ -64,4 +65,25 @@ aggregate_metadata = sa.Table(
     sa.Column("key", sa.String(255), nullable=False),
     sa.Column("value", sa.String(255), nullable=False),
     sa.UniqueConstraint("aggregate_id", "key"),
+)
+
+# Where each cell's database is (a URL, or a template nova fills from its
+# [database] connection) and which compute service host is in which cell
+# (``nova-manage cell_v2 discover_hosts`` writes host_mappings).
+cell_mappings = sa.Table(
+    "cell_mappings", metadata, *timestamps(soft_delete=False),
+    sa.Column("id", sa.Integer, primary_key=True),
+    sa.Column("uuid", sa.String(36), nullable=False, unique=True),
+    sa.Column("name", sa.String(255)),
+    sa.Column("transport_url", sa.Text, nullable=False),
+    sa.Column("database_connection", sa.Text, nullable=False),
+    # Since Stein; not read, so older API databases can be read too.
+    sa.Column("disabled", sa.Boolean, default=False, info=UNREAD),
+)
+
+host_mappings = sa.Table(
+    "host_mappings", metadata, *timestamps(soft_delete=False),
+    sa.Column("id", sa.Integer, primary_key=True),
+    sa.Column("cell_id", sa.Integer, sa.ForeignKey("cell_mappings.id"), nullable=False),
+    sa.Column("host", sa.String(255), nullable=False, unique=True),
 )

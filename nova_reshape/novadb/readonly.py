@@ -33,15 +33,31 @@ class BadDatabaseURL(DatabaseReadError):
     """The URL itself is unusable (syntax, dialect, driver, missing SQLite file)."""
 
 
+class DatabaseUnreachable(DatabaseReadError):
+    """Nothing answered: the server is down or its host unknown (waiting may cure it)."""
+
+
+class MissingDatabaseFile(BadDatabaseURL, DatabaseUnreachable):
+    """The URL names a database that does not exist (an SQLite file, or a database on
+    a server): a bad URL, and nothing to reach."""
+
+
+#: Which error class each finding of the one database check becomes.
+_ERROR_OF = {preflight.Problem.UNREACHABLE: DatabaseUnreachable,
+             preflight.Problem.NO_FILE: MissingDatabaseFile,
+             preflight.Problem.NO_DATABASE: MissingDatabaseFile}
+
+
 def display_url(url: str) -> str:
     """The URL without its password, for messages and file headers."""
     return preflight.masked_url(url)
 
 
 def _unusable(what: str, finding: preflight.Finding) -> DatabaseReadError:
-    """A finding as the error readers raise: a configuration one is a bad URL."""
-    error_class = DatabaseReadError if finding.problem.transient else BadDatabaseURL
-    return error_class(finding.line(what))
+    """A finding as the error readers raise: nothing to reach (a server down, a
+    database or file missing) is :class:`DatabaseUnreachable`; any other
+    configuration problem a :class:`BadDatabaseURL`."""
+    return _ERROR_OF.get(finding.problem, BadDatabaseURL)(finding.line(what))
 
 
 def _engine(url: str, what: str) -> sa.Engine:

@@ -76,7 +76,7 @@ class PcpuShim(DeviceShim):
         """The root's inventory with VCPU/PCPU from the CPU sets and nova.conf's
         ratios and reservations (:mod:`nova_reshape.virt.root`); None: unchanged."""
         current = tree.data(nodename).inventory
-        conf = self.options.nova_conf
+        conf = self.options.conf_for(nodename)
         if node.cpu_shared_set is None and node.cpu_dedicated_set is None:
             return None if conf is None else root.configured(current, conf)
         inventory = root.configured({rc: record for rc, record in current.items()

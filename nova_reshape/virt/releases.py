@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import dataclasses
 import enum
+from collections.abc import Mapping
 
 from nova_reshape.nova.conf.compute import NovaConf
 
@@ -110,13 +111,20 @@ class DriverOptions:
     does; for a driver that does). ``allow_vgpu_mismatch``: where a
     consumer's mediated devices do not add up to its VGPU allocation, move
     what is counted, as libvirt does, instead of refusing. ``nova_conf``:
-    the target's nova.conf when given (``--nova-config``).
+    the target's nova.conf when given (``--nova-config``); ``node_confs``:
+    nodename -> the nova.conf of a node whose host has its own
+    (:mod:`nova_reshape.nova.conf.per_host`), read by :meth:`conf_for`.
     """
 
     target: Release = DEFAULT_TARGET
     numa_in_placement: bool = False
     allow_vgpu_mismatch: bool = False
     nova_conf: NovaConf | None = None
+    node_confs: Mapping[str, NovaConf] = dataclasses.field(default_factory=dict)
+
+    def conf_for(self, nodename: str) -> NovaConf | None:
+        """The nova.conf of node ``nodename``: its host's own, else the common one."""
+        return self.node_confs.get(nodename, self.nova_conf)
 
     @property
     def reshapes(self) -> frozenset[Reshape]:

@@ -111,3 +111,33 @@ def over_capacity(placement: Any, root: str) -> list[str]:
             if used > capacity:
                 problems.append(f"{name} {rc} {used} > {capacity}")
     return problems
+
+
+def named_state(url: str, roots, consumers) -> tuple[dict, dict]:
+    """Trees of ``roots`` (by provider name) and each consumer's allocations (by
+    provider name), read from the Placement database at ``url``."""
+    from placement_wsgi.direct import PlacementDirect
+    from tests.fixtures.config import make_conf
+
+    with PlacementDirect(make_conf(url)) as placement:
+        trees = {}
+        for root in roots:
+            trees.update(tree(placement, root))
+        names = {data["uuid"]: name for name, data in trees.items()}
+        allocations = {}
+        for consumer in consumers:
+            body = ok(placement.get(f"/allocations/{consumer}", microversion="1.28"))
+            allocations[consumer] = {names[rp]: entry["resources"]
+                                     for rp, entry in body["allocations"].items()}
+    return trees, allocations
+
+
+def read_documents(directory) -> list[dict]:
+    """The YAML documents of ``directory``, by file name."""
+    import yaml
+
+    documents = []
+    for name in sorted(os.listdir(directory)):
+        with open(os.path.join(directory, name), encoding="utf-8") as stream:
+            documents.append(yaml.safe_load(stream))
+    return documents

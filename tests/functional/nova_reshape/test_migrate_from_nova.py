@@ -12,10 +12,8 @@ from __future__ import annotations
 import contextlib
 import io
 import json
-import os
 
 import pytest
-import yaml
 
 from nova_reshape.cmd import manage
 from nova_reshape.compute import preflight
@@ -47,11 +45,7 @@ def described(nova_url, directory):
     code, _, err = run("placement", "describe_hosts", "--nova-database", nova_url,
                        "--output", str(directory))
     assert code == 0, err
-    documents = []
-    for name in sorted(os.listdir(directory)):
-        with open(directory / name, encoding="utf-8") as stream:
-            documents.append(yaml.safe_load(stream))
-    return documents
+    return helpers.read_documents(directory)
 
 
 def flat_placement(engine, documents, directory):
@@ -68,17 +62,7 @@ def flat_placement(engine, documents, directory):
 
 def state(url, consumers):
     """Trees (by provider name) and each consumer's allocations (by provider name)."""
-    with PlacementDirect(make_conf(url)) as placement:
-        trees = {}
-        for root in ROOTS:
-            trees.update(helpers.tree(placement, root))
-        names = {data["uuid"]: name for name, data in trees.items()}
-        allocations = {}
-        for consumer in consumers:
-            body = helpers.ok(placement.get(f"/allocations/{consumer}", microversion="1.28"))
-            allocations[consumer] = {names[rp]: entry["resources"]
-                                     for rp, entry in body["allocations"].items()}
-    return trees, allocations
+    return helpers.named_state(url, ROOTS, consumers)
 
 
 def consumers_of(documents):

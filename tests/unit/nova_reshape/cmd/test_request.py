@@ -50,6 +50,21 @@ def test_every_option_lands_in_its_field():
     assert request.workers == 3 and request.print_nova_config
 
 
+def test_every_cell_from_the_api_database_or_nova_conf():
+    request = _request(*MIGRATE, "--nova-api-database", "mysql://db/nova_api", "--cell",
+                       "cell1", "--cell", "cell2", "--skip-unreachable-cells")
+    assert request.hosts == NovaDatabase(api_url="mysql://db/nova_api",
+                                         cells=("cell1", "cell2"), skip_unreachable_cells=True)
+    # Neither a host file nor a URL: nova.conf names the databases (read later).
+    assert _request(*MIGRATE, "--nova-config", "nova.d/").hosts == NovaDatabase()
+
+
+def test_one_source_of_hosts_at_most(capsys):
+    with pytest.raises(SystemExit):
+        _request(*MIGRATE, "--nova-database", "sqlite:///a", "--nova-api-database", "x")
+    assert "not allowed with argument" in capsys.readouterr().err
+
+
 def test_placement_over_http_keeps_the_headers_as_given():
     request = _request(*MIGRATE, "--host-file", "h", "--placement-url", "http://p:8778",
                        "--token", "t", "--header", "X-Roles: admin", "--header", "bad", "-v")

@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+import pickle
+
 import pytest
 
+from nova_reshape.nova.conf.compute import NovaConf
 from nova_reshape.virt.releases import (
     DEFAULT_TARGET,
     DriverOptions,
@@ -38,3 +41,12 @@ def test_numa_only_when_asked_for():
     assert Reshape.NUMA in performed(find_release("stein"), numa_in_placement=True)
     assert DriverOptions().target == DEFAULT_TARGET == find_release("34")
     assert DriverOptions(numa_in_placement=True).reshapes == set(Reshape)
+
+
+def test_a_node_of_a_host_with_its_own_nova_conf_gets_that_one():
+    common, own = NovaConf(reserved_host_memory_mb=1), NovaConf(reserved_host_memory_mb=2)
+    options = DriverOptions(nova_conf=common, node_confs={"cmp-7.example.org": own})
+    assert options.conf_for("cmp-7.example.org") is own
+    assert options.conf_for("cmp-1.example.org") is common
+    assert DriverOptions().conf_for("cmp-1.example.org") is None
+    assert pickle.loads(pickle.dumps(options)) == options  # handed to the workers
