@@ -41,7 +41,6 @@ ALLOWED: dict[str, str] = {
     "nova_reshape/nova/hypervisor.py": "pending",
     "nova_reshape/report/providers.py": "pending",
     "nova_reshape/report/setters.py": "pending",
-    "nova_reshape/cmd/": "pending",
     "nova_reshape/compute/readback.py": "pending",
     "nova_reshape/scheduler/errors.py": "pending",
     "nova_reshape/scheduler/weights/": "pending",
