@@ -43,7 +43,6 @@ ALLOWED: dict[str, str] = {
     "nova_reshape/report/setters.py": "pending",
     "nova_reshape/compute/readback.py": "pending",
     "nova_reshape/scheduler/errors.py": "pending",
-    "nova_reshape/scheduler/weights/": "pending",
 }
 
 
