@@ -49,13 +49,12 @@ def test_the_deprecated_names_nova_still_reads(tmp_path):
     assert conf.devices.enabled_mdev_types == ["nvidia-35"]
 
 
-@pytest.mark.parametrize(("text", "read"), [
-    ("[filter_scheduler]\nimage_properties_default_architecture = m68k\n", "m68k"),
-    ("[filter_scheduler]\nweight_normalization = minmax\n", "minmax"),
-])
-def test_choices_accept_nova_names(tmp_path, text, read):
-    group = registered(tmp_path, text).filter_scheduler
-    assert read in (group.image_properties_default_architecture, group.weight_normalization)
+def test_choices_accept_nova_names(tmp_path):
+    group = registered(tmp_path, "[filter_scheduler]\n"
+                                 "image_properties_default_architecture = m68k\n"
+                                 "weight_normalization = minmax\n").filter_scheduler
+    assert group.image_properties_default_architecture == "m68k"
+    assert group.weight_normalization == "minmax"
 
 
 def test_choices_refuse_other_values(tmp_path):
