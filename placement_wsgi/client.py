@@ -17,16 +17,26 @@ in-process and counting transports build on :class:`ClientBase` too.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any
+from typing import Any, Generic, TypeVar
 
 import requests
 
 #: Header carrying the microversion.
 VERSION_HEADER = "OpenStack-API-Version"
 
+#: A JSON request body: what ``json.dumps`` is given (None: no body).
+JsonBody = Mapping[str, Any] | list[Any] | None
 
-class ClientBase:
-    """``request()`` plus the four verbs; subclasses implement ``request``."""
+#: The response type a client returns (``requests.Response``, ``webob.Response``, ...).
+ResponseT = TypeVar("ResponseT")
+
+
+class ClientBase(Generic[ResponseT]):
+    """``request()`` plus the four verbs; subclasses implement ``request``.
+
+    Generic in the response type its ``request`` returns: a subclass names
+    it (``ClientBase[requests.Response]``) and the verbs return that type.
+    """
 
     def __init__(self, headers: Mapping[str, str] | None = None,
                  default_microversion: str | None = None) -> None:
@@ -47,33 +57,33 @@ class ClientBase:
             all_headers.update(headers)
         return all_headers
 
-    def request(self, method: str, url: str, json: Any = None,
+    def request(self, method: str, url: str, json: JsonBody = None,
                 microversion: str | None = None,
-                headers: Mapping[str, str] | None = None) -> Any:
+                headers: Mapping[str, str] | None = None) -> ResponseT:
         """Send one request and return the response (any status)."""
         raise NotImplementedError
 
-    def get(self, url: str, json: Any = None, microversion: str | None = None,
-            headers: Mapping[str, str] | None = None) -> Any:
+    def get(self, url: str, json: JsonBody = None, microversion: str | None = None,
+            headers: Mapping[str, str] | None = None) -> ResponseT:
         return self.request("GET", url, json, microversion, headers)
 
-    def put(self, url: str, json: Any = None, microversion: str | None = None,
-            headers: Mapping[str, str] | None = None) -> Any:
+    def put(self, url: str, json: JsonBody = None, microversion: str | None = None,
+            headers: Mapping[str, str] | None = None) -> ResponseT:
         return self.request("PUT", url, json, microversion, headers)
 
-    def post(self, url: str, json: Any = None, microversion: str | None = None,
-             headers: Mapping[str, str] | None = None) -> Any:
+    def post(self, url: str, json: JsonBody = None, microversion: str | None = None,
+             headers: Mapping[str, str] | None = None) -> ResponseT:
         return self.request("POST", url, json, microversion, headers)
 
-    def delete(self, url: str, json: Any = None, microversion: str | None = None,
-               headers: Mapping[str, str] | None = None) -> Any:
+    def delete(self, url: str, json: JsonBody = None, microversion: str | None = None,
+               headers: Mapping[str, str] | None = None) -> ResponseT:
         return self.request("DELETE", url, json, microversion, headers)
 
     def close(self) -> None:
         """Release what the client holds (nothing by default)."""
 
 
-class PlacementClient(ClientBase):
+class PlacementClient(ClientBase[requests.Response]):
     """A JSON client for one Placement endpoint, over ``requests``.
 
     ``url`` is a path such as ``/resource_providers?in_tree=...``, joined
@@ -89,7 +99,7 @@ class PlacementClient(ClientBase):
         self.session = session or requests.Session()
         self.timeout = timeout
 
-    def request(self, method: str, url: str, json: Any = None,
+    def request(self, method: str, url: str, json: JsonBody = None,
                 microversion: str | None = None,
                 headers: Mapping[str, str] | None = None) -> requests.Response:
         kwargs: dict[str, Any] = {"headers": self.request_headers(microversion, headers)}

@@ -62,9 +62,9 @@ import sqlalchemy as sa  # noqa: E402
 from nova_reshape.cmd import manage  # noqa: E402
 from nova_reshape.compute import migrate, parallel  # noqa: E402
 from nova_reshape.compute.tree_source import node_states  # noqa: E402
-from nova_reshape.progress import progress_callback  # noqa: E402
+from nova_reshape.progress import Progress, progress_callback  # noqa: E402
 from nova_reshape.transport import open_direct  # noqa: E402
-from nova_reshape.virt.host import load_hosts  # noqa: E402
+from nova_reshape.virt.host import Host, load_hosts  # noqa: E402
 from placement_wsgi.db import tables  # noqa: E402
 from placement_wsgi.direct import PlacementDirect  # noqa: E402
 
@@ -158,6 +158,37 @@ def seed(database: str, hosts_dir: str, nodes: int, gpus: int, instances: int,
     return summary
 
 
+def cpu_seconds_since(before: os.times_result) -> float:
+    """CPU seconds (user and system, this process and its waited-for children) since ``before``."""
+    return sum(after - then for after, then in zip(os.times()[:4], before[:4], strict=True))
+
+
+def migrate_hosts(database: str, directory: str, hosts: list[Host], transport: str, workers: int,
+                  profiler: cProfile.Profile | None,
+                  progress: Progress) -> tuple[list[migrate.NodeResult], int]:
+    """Migrate ``hosts`` (in worker processes when ``workers`` > 1): results and call count.
+
+    The profiler, if given, runs around the single-process migration only.
+    """
+    if workers > 1:
+        config = os.path.join(directory, "placement.conf")
+        generate_deployment.write_config(config, database)
+        run = parallel.ParallelMigration(
+            functools.partial(manage.open_database, [config]), hosts, workers,
+            progress=progress)
+        return run.run(), run.calls
+    conf = generate_deployment.direct_conf(database, sync=False)
+    opener = open_direct(conf) if transport == "wsgi" else PlacementDirect(conf)
+    with opener as placement:
+        single = migrate.Migration(placement, hosts, progress=progress)
+        if profiler is not None:
+            profiler.enable()
+        results = single.run()
+        if profiler is not None:
+            profiler.disable()
+    return results, single.calls
+
+
 def bench(database: str, directory: str, nodes: int, gpus: int, instances: int,
           kinds: tuple[str, ...], transport: str, workers: int, with_bulk_read: bool = False,
           profile: str | None = None, seed_through_api: bool = False,
@@ -188,33 +219,15 @@ def bench(database: str, directory: str, nodes: int, gpus: int, instances: int,
 
     cpu_before = os.times()
     start = time.monotonic()
-    if workers > 1:
-        config = os.path.join(directory, "placement.conf")
-        generate_deployment.write_config(config, database)
-        run = parallel.ParallelMigration(
-            functools.partial(manage.open_database, [config]), hosts, workers,
-            progress=progress)
-        results = run.run()
-    else:
-        conf = generate_deployment.direct_conf(database, sync=False)
-        opener = open_direct(conf) if transport == "wsgi" else PlacementDirect(conf)
-        profiler = cProfile.Profile() if profile else None
-        with opener as placement:
-            run = migrate.Migration(placement, hosts, progress=progress)
-            if profiler is not None:
-                profiler.enable()
-            results = run.run()
-            if profiler is not None:
-                profiler.disable()
+    profiler = cProfile.Profile() if profile and workers <= 1 else None
+    results, calls = migrate_hosts(database, directory, hosts, transport, workers, profiler,
+                                   progress)
     migrated = time.monotonic() - start
     if profile and profiler is not None:
         profiler.dump_stats(profile)
         extra["layers"] = bench_transport.layers(pstats.Stats(profiler), migrated)
-    cpu_after = os.times()
-    cpu = sum(after - before for after, before in zip(cpu_after[:4], cpu_before[:4],
-                                                       strict=True))
+    cpu = cpu_seconds_since(cpu_before)
     counts = migrate.summarize(results)
-    calls = run.calls
     return {
         **generation, "transport": transport, "workers": workers,
         "load_host_files_seconds": round(loaded, 2),

@@ -179,11 +179,58 @@ def device_row(row_id: int, node_id: int, address: str, vendor: str, product: st
 
 def rows() -> dict[sa.Table, list[dict[str, Any]]]:
     """The fixture's rows, per table (parents first)."""
+    return {services: service_rows(), compute_nodes: compute_node_rows(),
+            instances: instance_rows(), instance_extra: instance_extra_rows(),
+            pci_devices: pci_device_rows(), migrations: migration_rows()}
+
+
+def service_rows() -> list[dict[str, Any]]:
+    """Two nova-compute services up, one disabled, one deleted, and a scheduler."""
+    return [
+        {"id": 1, "host": CMP1, "binary": "nova-compute", "topic": "compute",
+         "disabled": False, "deleted": 0, "version": 66},
+        {"id": 2, "host": CMP2, "binary": "nova-compute", "topic": "compute",
+         "disabled": True, "disabled_reason": "maintenance", "deleted": 0, "version": 66},
+        {"id": 3, "host": IRONIC_HOST, "binary": "nova-compute", "topic": "compute",
+         "disabled": False, "deleted": 0, "version": 66},
+        {"id": 4, "host": CMP1, "binary": "nova-compute", "topic": "compute",
+         "disabled": True, "deleted": 4, "version": 40},
+        {"id": 5, "host": CMP1, "binary": "nova-scheduler", "topic": "scheduler",
+         "disabled": True, "deleted": 0, "version": 66},
+    ]
+
+
+def compute_node_rows() -> list[dict[str, Any]]:
+    """Two libvirt nodes (NUMA topologies), an ironic node and a deleted node."""
     cmp1_numa = json.dumps(envelope("NUMATopology", "1.2", {"cells": [
         host_cell(0, [0, 1, 2, 3], [4, 5, 6, 7], 65536, huge_2m=1024),
         host_cell(1, [8, 9, 10, 11], [12, 13, 14, 15], 65536)]}))
     cmp2_numa = json.dumps(envelope("NUMATopology", "1.2", {"cells": [
         host_cell(0, [0, 1, 2, 3, 4, 5, 6, 7], None, 32768)]}))
+    return [
+        compute_row(1, CMP1, CMP1_NODE, CMP1_UUID, "QEMU", cmp1_numa),
+        compute_row(2, CMP2, CMP2_NODE, CMP2_UUID, "QEMU", cmp2_numa, vcpus=8,
+                 memory_mb=32768, cpu_allocation_ratio=0.0, ram_allocation_ratio=None),
+        compute_row(3, IRONIC_HOST, IRONIC_NODE, IRONIC_UUID, "ironic", None, vcpus=0),
+        compute_row(4, OLD_HOST, "cmp-old.example.org", OLD_UUID, "QEMU", None, deleted=4),
+    ]
+
+
+def instance_rows() -> list[dict[str, Any]]:
+    """The instances on the two libvirt nodes, one of them deleted."""
+    return [
+        instance_row(1, PINNED, CMP1, CMP1_NODE, 4, 4096),
+        instance_row(2, UNPINNED_VF, CMP1, CMP1_NODE, 2, 2048),
+        instance_row(3, SPREAD, CMP1, CMP1_NODE, 4, 2048),
+        instance_row(4, OLD_PINNED, CMP1, CMP1_NODE, 2, 2048),
+        instance_row(5, RESIZED, CMP1, CMP1_NODE, 4, 4096),
+        instance_row(6, PLAIN, CMP2, CMP2_NODE, 2, 2048),
+        instance_row(7, DELETED_INSTANCE, CMP1, CMP1_NODE, 2, 2048, deleted=7),
+    ]
+
+
+def instance_extra_rows() -> list[dict[str, Any]]:
+    """Each instance's flavor, NUMA topology and PCI requests."""
     vf_request = json.dumps([{
         "count": 1, "spec": [{"physical_network": "physnet1"}], "alias_name": None,
         "is_new": False, "numa_policy": None, "request_id": VF_PORT_REQUEST,
@@ -194,72 +241,50 @@ def rows() -> dict[sa.Table, list[dict[str, Any]]]:
         "requester_id": None}])
     small, pinned4 = flavor("m1.small", 2, 2048), flavor("p4", 4, 4096,
                                                          **{"hw:cpu_policy": "dedicated"})
-    return {
-        services: [
-            {"id": 1, "host": CMP1, "binary": "nova-compute", "topic": "compute",
-             "disabled": False, "deleted": 0, "version": 66},
-            {"id": 2, "host": CMP2, "binary": "nova-compute", "topic": "compute",
-             "disabled": True, "disabled_reason": "maintenance", "deleted": 0, "version": 66},
-            {"id": 3, "host": IRONIC_HOST, "binary": "nova-compute", "topic": "compute",
-             "disabled": False, "deleted": 0, "version": 66},
-            {"id": 4, "host": CMP1, "binary": "nova-compute", "topic": "compute",
-             "disabled": True, "deleted": 4, "version": 40},
-            {"id": 5, "host": CMP1, "binary": "nova-scheduler", "topic": "scheduler",
-             "disabled": True, "deleted": 0, "version": 66},
-        ],
-        compute_nodes: [
-            compute_row(1, CMP1, CMP1_NODE, CMP1_UUID, "QEMU", cmp1_numa),
-            compute_row(2, CMP2, CMP2_NODE, CMP2_UUID, "QEMU", cmp2_numa, vcpus=8,
-                     memory_mb=32768, cpu_allocation_ratio=0.0, ram_allocation_ratio=None),
-            compute_row(3, IRONIC_HOST, IRONIC_NODE, IRONIC_UUID, "ironic", None, vcpus=0),
-            compute_row(4, OLD_HOST, "cmp-old.example.org", OLD_UUID, "QEMU", None, deleted=4),
-        ],
-        instances: [
-            instance_row(1, PINNED, CMP1, CMP1_NODE, 4, 4096),
-            instance_row(2, UNPINNED_VF, CMP1, CMP1_NODE, 2, 2048),
-            instance_row(3, SPREAD, CMP1, CMP1_NODE, 4, 2048),
-            instance_row(4, OLD_PINNED, CMP1, CMP1_NODE, 2, 2048),
-            instance_row(5, RESIZED, CMP1, CMP1_NODE, 4, 4096),
-            instance_row(6, PLAIN, CMP2, CMP2_NODE, 2, 2048),
-            instance_row(7, DELETED_INSTANCE, CMP1, CMP1_NODE, 2, 2048, deleted=7),
-        ],
-        instance_extra: [
-            extra_row(1, PINNED, flavor_info(pinned4),
-                   numa=instance_topology(PINNED, instance_cell(0, [], [0, 1, 2, 3], 4096,
-                                                                "dedicated")),
-                   pci_requests=gpu_request),
-            extra_row(2, UNPINNED_VF, flavor_info(small), pci_requests=vf_request),
-            extra_row(3, SPREAD, flavor_info(flavor("numa2", 4, 2048, **{"hw:numa_nodes": "2"})),
-                   numa=instance_topology(SPREAD, instance_cell(0, [0, 1], [], 1024, None),
-                                          instance_cell(1, [2, 3], [], 1024, None))),
-            extra_row(4, OLD_PINNED, flavor_info(flavor("p2", 2, 2048)),
-                   numa=instance_topology(OLD_PINNED, instance_cell(
-                       1, [0, 1], [], 2048, "dedicated", version="1.4"))),
-            extra_row(5, RESIZED, flavor_info(flavor("m1.large", 4, 4096), old=small,
-                                           new=flavor("m1.large", 4, 4096))),
-            extra_row(6, PLAIN, flavor_info(small)),
-            extra_row(7, DELETED_INSTANCE, flavor_info(small), deleted=7),
-        ],
-        pci_devices: [
-            device_row(1, 1, GPU_HELD, "10de", "20b5", "type-PCI", "allocated", PINNED),
-            device_row(2, 1, GPU_FREE, "10de", "20b5", "type-PCI"),
-            device_row(3, 1, VF_HELD, "8086", "154c", "type-VF", "allocated", UNPINNED_VF,
-                    parent=VF_PARENT, request_id=VF_PORT_REQUEST),
-            device_row(4, 1, VF_FREE, "8086", "154c", "type-VF", parent=VF_PARENT),
-            device_row(5, 1, DELETED_DEVICE, "8086", "0b2a", "type-PCI", "deleted",
-                    DELETED_INSTANCE, deleted=5),
-        ],
-        migrations: [
-            {"id": 1, "uuid": RESIZE_MIGRATION, "instance_uuid": RESIZED,
-             "source_compute": CMP2, "source_node": CMP2_NODE, "dest_compute": CMP1,
-             "dest_node": CMP1_NODE, "status": "finished", "migration_type": "resize",
-             "deleted": 0, "created_at": NOW},
-            {"id": 2, "uuid": CONFIRMED_MIGRATION, "instance_uuid": PLAIN,
-             "source_compute": CMP1, "source_node": CMP1_NODE, "dest_compute": CMP2,
-             "dest_node": CMP2_NODE, "status": "confirmed", "migration_type": "migration",
-             "deleted": 0, "created_at": NOW},
-        ],
-    }
+    return [
+        extra_row(1, PINNED, flavor_info(pinned4),
+               numa=instance_topology(PINNED, instance_cell(0, [], [0, 1, 2, 3], 4096,
+                                                            "dedicated")),
+               pci_requests=gpu_request),
+        extra_row(2, UNPINNED_VF, flavor_info(small), pci_requests=vf_request),
+        extra_row(3, SPREAD, flavor_info(flavor("numa2", 4, 2048, **{"hw:numa_nodes": "2"})),
+               numa=instance_topology(SPREAD, instance_cell(0, [0, 1], [], 1024, None),
+                                      instance_cell(1, [2, 3], [], 1024, None))),
+        extra_row(4, OLD_PINNED, flavor_info(flavor("p2", 2, 2048)),
+               numa=instance_topology(OLD_PINNED, instance_cell(
+                   1, [0, 1], [], 2048, "dedicated", version="1.4"))),
+        extra_row(5, RESIZED, flavor_info(flavor("m1.large", 4, 4096), old=small,
+                                       new=flavor("m1.large", 4, 4096))),
+        extra_row(6, PLAIN, flavor_info(small)),
+        extra_row(7, DELETED_INSTANCE, flavor_info(small), deleted=7),
+    ]
+
+
+def pci_device_rows() -> list[dict[str, Any]]:
+    """A held and a free GPU, a held and a free VF, and a deleted device."""
+    return [
+        device_row(1, 1, GPU_HELD, "10de", "20b5", "type-PCI", "allocated", PINNED),
+        device_row(2, 1, GPU_FREE, "10de", "20b5", "type-PCI"),
+        device_row(3, 1, VF_HELD, "8086", "154c", "type-VF", "allocated", UNPINNED_VF,
+                parent=VF_PARENT, request_id=VF_PORT_REQUEST),
+        device_row(4, 1, VF_FREE, "8086", "154c", "type-VF", parent=VF_PARENT),
+        device_row(5, 1, DELETED_DEVICE, "8086", "0b2a", "type-PCI", "deleted",
+                DELETED_INSTANCE, deleted=5),
+    ]
+
+
+def migration_rows() -> list[dict[str, Any]]:
+    """An unconfirmed resize onto CMP1 and a confirmed cold migration."""
+    return [
+        {"id": 1, "uuid": RESIZE_MIGRATION, "instance_uuid": RESIZED,
+         "source_compute": CMP2, "source_node": CMP2_NODE, "dest_compute": CMP1,
+         "dest_node": CMP1_NODE, "status": "finished", "migration_type": "resize",
+         "deleted": 0, "created_at": NOW},
+        {"id": 2, "uuid": CONFIRMED_MIGRATION, "instance_uuid": PLAIN,
+         "source_compute": CMP1, "source_node": CMP1_NODE, "dest_compute": CMP2,
+         "dest_node": CMP2_NODE, "status": "confirmed", "migration_type": "migration",
+         "deleted": 0, "created_at": NOW},
+    ]
 
 
 def populate(url: str, content: dict[sa.Table, list[dict[str, Any]]] | None = None,

@@ -20,10 +20,11 @@ from nova_reshape.nova.conf.compute import NovaConf
 from nova_reshape.nova.conf.device_spec import DeviceSpec
 from nova_reshape.nova.cpuset import format_cpuset
 from nova_reshape.nova.flavor import CpuPolicy
-from nova_reshape.nova.pci import canonical_address
+from nova_reshape.nova.instance import InstanceRecord
+from nova_reshape.nova.numa import InstanceNumaTopology
+from nova_reshape.nova.pci import PciDevice, PciDeviceType, canonical_address
 from nova_reshape.novadb.cyborg import CyborgSnapshot
-from nova_reshape.novadb.objects import InstanceNumaTopology, PciDevice, PciDeviceType
-from nova_reshape.novadb.records import CellSnapshot, ComputeNodeRecord, InstanceRecord
+from nova_reshape.novadb.records import CellSnapshot, ComputeNodeRecord
 
 #: PCI device types a host description can hold (nova does not report vDPA to Placement).
 DESCRIBED_PCI_TYPES = (PciDeviceType.PCI, PciDeviceType.PF, PciDeviceType.VF)

@@ -9,9 +9,10 @@ nova serializes an object as an *envelope*::
 Nested objects are envelopes inside ``data``; set fields are JSON lists;
 dict-of-integer fields have string keys. :func:`unwrap` turns any such
 document into :class:`VersionedObject` trees (``changes`` is bookkeeping
-and ignored). The ``parse_*`` functions then build small frozen records of
-the objects the offline tools read, accepting every version a long-lived
-cloud may still hold:
+and ignored). The ``parse_*`` functions then build the frozen records of
+nova's vocabulary (:mod:`nova_reshape.nova.numa`, :mod:`nova_reshape.nova.pci`)
+the offline tools read, accepting every version a long-lived cloud may
+still hold:
 
 * ``compute_nodes.numa_topology``: ``NUMATopology`` of ``NUMACell``
   (before 1.4 there is no ``pcpuset``: ``cpuset`` held every usable CPU),
@@ -34,16 +35,18 @@ the problem; callers add the row it came from.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass, field
 from typing import Any
 
 from nova_reshape.nova.errors import ObjectFormatError
 from nova_reshape.nova.flavor import CpuPolicy, policy_of
+from nova_reshape.nova.numa import (
+    HostNumaCell,
+    HostNumaTopology,
+    InstanceNumaCell,
+    InstanceNumaTopology,
+    MemPages,
+)
 from nova_reshape.novadb.devices import (  # noqa: F401 (this module is the parsers' one entry)
-    PciDevice,
-    PciDevicePool,
-    PciDeviceType,
-    PciRequest,
     parse_extra_info,
     parse_flavor,
     parse_flavor_info,
@@ -66,66 +69,6 @@ from nova_reshape.novadb.envelope import (  # noqa: F401
 )
 
 # -- host NUMA topology (compute_nodes.numa_topology) ----------------------------
-
-
-@dataclass(frozen=True)
-class MemPages:
-    """One ``NUMAPagesTopology``: pages of one size on a host cell."""
-
-    size_kb: int
-    total: int
-    used: int = 0
-    reserved: int = 0
-
-
-@dataclass(frozen=True)
-class HostNumaCell:
-    """One host ``NUMACell``.
-
-    ``cpuset`` and ``pcpuset`` are as stored. Since NUMACell 1.4 ``cpuset``
-    holds the CPUs for shared guests and ``pcpuset`` those for pinned
-    guests; a host without ``[compute] cpu_dedicated_set`` stores the same
-    CPUs in both (nova's legacy pinning mode, where pinned guests still
-    consume VCPU). Before 1.4 only ``cpuset`` exists. :attr:`shared` and
-    :attr:`dedicated` give the split the inventory follows.
-    """
-
-    id: int
-    cpuset: frozenset[int]
-    memory_mb: int
-    pcpuset: frozenset[int] = frozenset()
-    pinned_cpus: frozenset[int] = frozenset()
-    siblings: tuple[frozenset[int], ...] = ()
-    mempages: tuple[MemPages, ...] = ()
-    socket: int | None = None
-    #: False for NUMACell before 1.4 (and pre-Liberty data): no pcpuset field.
-    has_pcpuset: bool = True
-    version: tuple[int, int] = (1, 5)
-    #: vCPUs and MB the resource tracker last counted as used on the cell.
-    cpu_usage: int = 0
-    memory_usage: int = 0
-
-    @property
-    def shared(self) -> frozenset[int]:
-        """CPUs that back VCPU: ``cpuset``."""
-        return self.cpuset
-
-    @property
-    def dedicated(self) -> frozenset[int]:
-        """CPUs that back PCPU: ``pcpuset`` minus CPUs also in ``cpuset`` (legacy mode)."""
-        return self.pcpuset - self.cpuset
-
-    @property
-    def legacy_pinning(self) -> bool:
-        """True when pinned guests draw on the shared CPUs (no separate dedicated set)."""
-        return not self.has_pcpuset or bool(self.cpuset & self.pcpuset)
-
-
-@dataclass(frozen=True)
-class HostNumaTopology:
-    cells: tuple[HostNumaCell, ...]
-    #: True when the column held the pre-Liberty unversioned form.
-    legacy_format: bool = False
 
 
 def parse_host_numa_topology(text: str | None) -> HostNumaTopology | None:
@@ -176,47 +119,6 @@ def _legacy_host_topology(document: Mapping[str, Any]) -> HostNumaTopology:
 
 
 # -- instance NUMA topology (instance_extra.numa_topology) -----------------------
-
-
-@dataclass(frozen=True)
-class InstanceNumaCell:
-    """One ``InstanceNUMACell``: the guest cell and the host cell (``id``) it is on.
-
-    ``cpuset`` holds the guest's shared vCPUs and ``pcpuset`` its pinned
-    ones, whatever the stored version: a cell from before 1.5 with policy
-    dedicated (or, before 1.3, with a pinning) had its pinned vCPUs in
-    ``cpuset`` and is read as nova's own data migration rewrites it.
-    """
-
-    id: int
-    cpuset: frozenset[int]
-    pcpuset: frozenset[int]
-    memory_mb: int
-    pagesize: int | None = None
-    cpu_policy: CpuPolicy | None = None
-    cpu_thread_policy: str | None = None
-    #: guest vCPU -> host CPU, for pinned cells.
-    cpu_pinning: Mapping[int, int] = field(default_factory=dict)
-    version: tuple[int, int] = (1, 6)
-
-    @property
-    def pinned(self) -> bool:
-        """Dedicated policy, or a pinning recorded before policies were stored."""
-        if self.cpu_policy is not None:
-            return self.cpu_policy is CpuPolicy.DEDICATED
-        return bool(self.cpu_pinning)
-
-
-@dataclass(frozen=True)
-class InstanceNumaTopology:
-    cells: tuple[InstanceNumaCell, ...]
-    emulator_threads_policy: str | None = None
-    legacy_format: bool = False
-
-    @property
-    def pinned(self) -> bool:
-        """Some cell of the guest is pinned with the dedicated policy."""
-        return any(cell.pinned for cell in self.cells)
 
 
 def parse_instance_numa_topology(text: str | None) -> InstanceNumaTopology | None:

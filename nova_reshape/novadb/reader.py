@@ -16,13 +16,14 @@ from typing import Any, TypeVar
 
 import sqlalchemy as sa
 
+from nova_reshape.nova.instance import InstanceRecord
+from nova_reshape.nova.pci import PciDevice
 from nova_reshape.novadb import objects, tables
 from nova_reshape.novadb.readonly import DatabaseReadError, read_only
 from nova_reshape.novadb.records import (
     COMPUTE_BINARY,
     CellSnapshot,
     ComputeNodeRecord,
-    InstanceRecord,
     MigrationRecord,
     ServiceRecord,
 )
@@ -162,14 +163,14 @@ def _instances(connection: sa.Connection, hosts: list[str]) -> tuple[InstanceRec
     return tuple(records)
 
 
-def _pci_devices(connection: sa.Connection, node_ids: sa.Select) -> tuple[objects.PciDevice, ...]:
+def _pci_devices(connection: sa.Connection, node_ids: sa.Select) -> tuple[PciDevice, ...]:
     table = tables.pci_devices
     query = (sa.select(*tables.read_columns(table))
              .where(table.c.deleted == 0, table.c.compute_node_id.in_(node_ids))
              .order_by(table.c.compute_node_id, table.c.address))
     records = []
     for row in connection.execute(query).mappings():
-        records.append(objects.PciDevice(
+        records.append(PciDevice(
             compute_node_id=row["compute_node_id"], address=row["address"],
             vendor_id=row["vendor_id"], product_id=row["product_id"],
             dev_type=row["dev_type"], status=row["status"],

@@ -20,14 +20,9 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from nova_reshape.nova.flavor import CpuPolicy, FlavorInfo
-from nova_reshape.novadb.objects import (
-    HostNumaTopology,
-    InstanceNumaTopology,
-    PciDevice,
-    PciDevicePool,
-    PciRequest,
-)
+from nova_reshape.nova.instance import InstanceRecord
+from nova_reshape.nova.numa import HostNumaTopology
+from nova_reshape.nova.pci import PciDevice, PciDevicePool
 
 IRONIC = "ironic"
 COMPUTE_BINARY = "nova-compute"
@@ -99,37 +94,6 @@ class ServiceRecord:
     @property
     def last_heartbeat(self) -> datetime.datetime | None:
         return self.last_seen_up or self.created_at
-
-
-@dataclass(frozen=True)
-class InstanceRecord:
-    """An ``instances`` row with its ``instance_extra`` columns parsed."""
-
-    uuid: str
-    host: str | None
-    node: str | None
-    vcpus: int | None = None
-    memory_mb: int | None = None
-    root_gb: int | None = None
-    ephemeral_gb: int | None = None
-    vm_state: str | None = None
-    task_state: str | None = None
-    project_id: str | None = None
-    numa_topology: InstanceNumaTopology | None = None
-    pci_requests: tuple[PciRequest, ...] = ()
-    flavor: FlavorInfo | None = None
-
-    @property
-    def extra_specs(self) -> Mapping[str, str]:
-        return self.flavor.cur.extra_specs if self.flavor else {}
-
-    @property
-    def cpu_policy(self) -> CpuPolicy | None:
-        """DEDICATED when the guest is pinned (its NUMA cells or hw:cpu_policy), else
-        the flavor's policy (None when it sets none)."""
-        if self.numa_topology is not None and self.numa_topology.pinned:
-            return CpuPolicy.DEDICATED
-        return self.flavor.cur.cpu_policy if self.flavor else None
 
 
 @dataclass(frozen=True)

@@ -138,50 +138,27 @@ def build_host_state(entry: Mapping[str, Any], *, now: float, service_down_time:
     def integer(key: str, default: int = 0, minimum: int | None = None) -> int:
         return _int(get(key, default), f"{where}.{key}", minimum)
 
-    def ratio(key: str, default: float) -> float:
-        return _number(get(key, default), f"{where}.{key}")
-
-    instances: dict[str, InstanceInfo] = {}
-    for item in get("instances", []) or []:
-        info = _instance(item, where)
-        instances[info.uuid] = info
+    instances = {info.uuid: info
+                 for info in (_instance(item, where) for item in get("instances", []) or [])}
     memory_mb = integer("memory_mb", minimum=0)
     local_gb = integer("local_gb", minimum=0)
-    free_disk_gb = _number(get("free_disk_gb", local_gb - integer("local_gb_used")),
-                           f"{where}.free_disk_gb")
-    least = get("disk_available_least")
-    if least is not None:
-        free_disk_gb = min(free_disk_gb, _number(least, f"{where}.disk_available_least"))
-    stats = {str(k): _stringify(v, f"{where}.stats.{k}")
-             for k, v in _object(get("stats", {}) or {}, f"{where}.stats").items()}
+    free_disk_gb = _free_disk_gb(entry, where, local_gb - integer("local_gb_used"))
+    stats = _stats(get("stats", {}) or {}, where)
     num_instances = integer("num_instances", len(instances), 0)
     num_io_ops = integer("num_io_ops", 0, 0)
     failed_builds = integer("failed_builds", 0, 0)
-    stats.setdefault("num_instances", str(num_instances))
-    stats.setdefault("io_workload", str(num_io_ops))
-    stats.setdefault("failed_builds", str(failed_builds))
+    for key, count in (("num_instances", num_instances), ("io_workload", num_io_ops),
+                       ("failed_builds", failed_builds)):
+        stats.setdefault(key, str(count))
 
-    if "last_heartbeat_age_s" in entry:
-        heartbeat = now - _number(entry["last_heartbeat_age_s"], f"{where}.last_heartbeat_age_s")
-    elif _bool(get("up", True), f"{where}.up"):
-        heartbeat = now
-    else:
-        heartbeat = now - (service_down_time + 3600)
-    cpu_info = get("cpu_info")
-    if cpu_info is not None and not isinstance(cpu_info, str):
-        cpu_info = json.dumps(cpu_info)
-    supported = []
-    for item in get("supported_instances", []) or []:
-        if not isinstance(item, list) or len(item) != 3:
-            raise ScenarioError(f"{where}.supported_instances entries are [arch, hv_type, vm_mode]")
-        supported.append([image_mod.canonical_arch(item[0]), image_mod.canonical_hv_type(item[1]),
-                          image_mod.canonical_vm_mode(item[2])])
+    heartbeat = _heartbeat(entry, where, now, service_down_time)
+    cpu_info = _cpu_info(get("cpu_info"))
+    supported = _supported_instances(get("supported_instances", []) or [], where)
     cell = _str(get("cell", "cell1"), f"{where}.cell")
     version = integer("hypervisor_version", 0, 0)
     state = HostState(
         name, node,
-        uuid=_str(get("uuid"), f"{where}.uuid") if get("uuid") else str(
-            uuid_mod.uuid5(NAMESPACE, f"{name}/{node}")),
+        uuid=_host_uuid(entry, where, name, node),
         cell_uuid=cell_uuid(cell),
         host_ip=_str(get("host_ip", "127.0.0.1"), f"{where}.host_ip"),
         total_usable_ram_mb=memory_mb,
@@ -191,9 +168,7 @@ def build_host_state(entry: Mapping[str, Any], *, now: float, service_down_time:
         total_usable_disk_gb=local_gb,
         disk_mb_used=integer("local_gb_used") * 1024,
         vcpus_total=integer("vcpus", minimum=0), vcpus_used=integer("vcpus_used"),
-        cpu_allocation_ratio=ratio("cpu_allocation_ratio", 4.0),
-        ram_allocation_ratio=ratio("ram_allocation_ratio", 1.0),
-        disk_allocation_ratio=ratio("disk_allocation_ratio", 1.0),
+        **_allocation_ratios(entry, where),
         numa_topology=numa_mod.load_host_topology(get("numa_topology")),
         pci_stats=pci_mod.load_pools(get("pci_device_pools")),
         num_instances=num_instances, num_io_ops=num_io_ops, failed_builds=failed_builds,
@@ -203,13 +178,75 @@ def build_host_state(entry: Mapping[str, Any], *, now: float, service_down_time:
                                  f"{where}.hypervisor_hostname"),
         cpu_info=cpu_info, supported_instances=supported,
         metrics=load_metrics(get("metrics")), stats=stats, instances=instances,
-        service=Service(disabled=not _bool(get("enabled", True), f"{where}.enabled"),
-                        disabled_reason=get("disabled_reason"),
-                        forced_down=_bool(get("forced_down", False), f"{where}.forced_down"),
-                        last_seen_up=heartbeat, created_at=heartbeat),
+        service=_service(entry, where, heartbeat),
     )
     state.cell_name = cell
     return state
+
+
+def _stats(raw: Any, where: str) -> dict[str, str]:
+    """The host's ``stats`` mapping, every value as the string nova keeps."""
+    return {str(k): _stringify(v, f"{where}.stats.{k}")
+            for k, v in _object(raw, f"{where}.stats").items()}
+
+
+def _cpu_info(value: Any) -> str | None:
+    """``cpu_info`` as nova stores it: a JSON string (a mapping given inline is encoded)."""
+    if value is not None and not isinstance(value, str):
+        return json.dumps(value)
+    return value
+
+
+def _host_uuid(entry: Mapping[str, Any], where: str, name: str, node: str) -> str:
+    """The node's given uuid, else one derived from host and node name (stable per run)."""
+    if entry.get("uuid"):
+        return _str(entry.get("uuid"), f"{where}.uuid")
+    return str(uuid_mod.uuid5(NAMESPACE, f"{name}/{node}"))
+
+
+def _service(entry: Mapping[str, Any], where: str, heartbeat: float) -> Service:
+    """The host's compute service: enabled or not, forced down or not, last heard at heartbeat."""
+    return Service(disabled=not _bool(entry.get("enabled", True), f"{where}.enabled"),
+                   disabled_reason=entry.get("disabled_reason"),
+                   forced_down=_bool(entry.get("forced_down", False), f"{where}.forced_down"),
+                   last_seen_up=heartbeat, created_at=heartbeat)
+
+
+def _free_disk_gb(entry: Mapping[str, Any], where: str, default: int) -> float:
+    """``free_disk_gb`` (else ``default``), capped by ``disk_available_least`` if given."""
+    free_disk_gb = _number(entry.get("free_disk_gb", default), f"{where}.free_disk_gb")
+    least = entry.get("disk_available_least")
+    if least is None:
+        return free_disk_gb
+    return min(free_disk_gb, _number(least, f"{where}.disk_available_least"))
+
+
+def _heartbeat(entry: Mapping[str, Any], where: str, now: float,
+               service_down_time: int) -> float:
+    """When the host's service last reported: its given age, now if up, else long ago."""
+    if "last_heartbeat_age_s" in entry:
+        return now - _number(entry["last_heartbeat_age_s"], f"{where}.last_heartbeat_age_s")
+    if _bool(entry.get("up", True), f"{where}.up"):
+        return now
+    return now - (service_down_time + 3600)
+
+
+def _supported_instances(items: Any, where: str) -> list[list[str]]:
+    """``[arch, hv_type, vm_mode]`` triples, each part in its canonical spelling."""
+    supported = []
+    for item in items:
+        if not isinstance(item, list) or len(item) != 3:
+            raise ScenarioError(f"{where}.supported_instances entries are [arch, hv_type, vm_mode]")
+        supported.append([image_mod.canonical_arch(item[0]), image_mod.canonical_hv_type(item[1]),
+                          image_mod.canonical_vm_mode(item[2])])
+    return supported
+
+
+def _allocation_ratios(entry: Mapping[str, Any], where: str) -> dict[str, float]:
+    """The three allocation ratios (nova's defaults where absent), as HostState keywords."""
+    return {key: _number(entry.get(key, default), f"{where}.{key}")
+            for key, default in (("cpu_allocation_ratio", 4.0), ("ram_allocation_ratio", 1.0),
+                                 ("disk_allocation_ratio", 1.0))}
 
 
 def _instance(item: Any, where: str) -> InstanceInfo:

@@ -13,16 +13,13 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 
-from placement_wsgi.client import VERSION_HEADER, ClientBase
+from placement_wsgi.client import VERSION_HEADER, ClientBase, JsonBody
 
 if TYPE_CHECKING:
     from placement_wsgi.objects.tree_change import TreeChange, TreeCheck
 
 #: The base of nova_reshape's transports (``request()`` plus the four verbs over it).
 Transport = ClientBase
-
-#: A JSON request body: what ``json.dumps`` is given (None: no body).
-JsonBody = Mapping[str, Any] | list[Any] | None
 
 
 class Response(Protocol):

@@ -11,7 +11,7 @@ if TYPE_CHECKING:
     from placement_wsgi.objects.tree_change import TreeChange, TreeCheck
 
 
-class CountingTransport(Transport):
+class CountingTransport(Transport[Response]):
     """Passes every request to ``placement`` and counts it in :attr:`calls`,
     the ones that are not reads also in :attr:`writes` ("unchanged" means
     zero writes).

@@ -64,7 +64,7 @@ class WsgiResponse:
         return jsonlib.loads(self.content)
 
 
-class DirectTransport(Transport):
+class DirectTransport(Transport[WsgiResponse]):
     """The verbs on a WSGI ``app``: each request is a WebOb request handed to it.
 
     Opened by :func:`open_direct`, it also offers PlacementDirect's bulk

@@ -102,7 +102,6 @@ class PreparedWrite:
             for name in resources])
         class_ids = resource_class_obj.require_classes(
             connection, class_names, self.unknown_class_prefix)
-
         consumer_uuids = [request.consumer_uuid for request in requests]
         existing = list(connection.execute(
             sa.select(_allocations.c.consumer_id, _allocations.c.resource_provider_id,
@@ -111,45 +110,17 @@ class PreparedWrite:
         held_by: dict[str, list] = defaultdict(list)
         for row in existing:
             held_by[row.consumer_id].append(row)
-
         new_provider_ids = {row.id for row in provider_rows.values()}
         write_set = set(new_provider_ids)
         for request in requests:
             if not request.allocations:
                 write_set.update(
                     row.resource_provider_id for row in held_by[request.consumer_uuid])
-
-        # Generations first, then usage. The rows are locked (in id order, so
-        # writers queue rather than deadlock) where the engine supports it;
-        # where it does not, or against a writer that does not lock, a commit
-        # in between makes our conditional generation update fail, never our
-        # capacity check.
-        generations = {}
-        if write_set:
-            generations = {row.id: row.generation or 0 for row in connection.execute(
-                sa.select(_providers.c.id, _providers.c.generation)
-                .where(_providers.c.id.in_(sorted(write_set)))
-                .order_by(_providers.c.id)
-                .with_for_update())}
-
+        generations = _lock_generations(connection, write_set)
         if new_provider_ids:
             _check_new_allocations(connection, requests, provider_rows, class_ids,
                                    class_names, existing)
-
-        if existing:
-            connection.execute(_allocations.delete().where(
-                _allocations.c.consumer_id.in_(consumer_uuids)))
-        new_rows = [
-            {"resource_provider_id": provider_rows[provider_uuid].id,
-             "consumer_id": request.consumer_uuid,
-             "resource_class_id": class_ids[name], "used": amount}
-            for request in requests
-            for provider_uuid, resources in request.allocations.items()
-            for name, amount in resources.items()
-        ]
-        if new_rows:
-            connection.execute(_allocations.insert(), new_rows)
-
+        self._replace_rows(connection, class_ids, replacing=bool(existing))
         if len(generations) != len(write_set) or not bump_generations(connection, generations):
             raise ProviderGenerationRace()
         pairs = list(zip(requests, self.consumers, strict=True))
@@ -159,6 +130,40 @@ class PreparedWrite:
             consumer for request, consumer in pairs
             if not request.allocations and held_by[request.consumer_uuid]])
         return write_set
+
+    def _replace_rows(self, connection: Connection, class_ids: dict[str, int],
+                      replacing: bool) -> None:
+        """Delete the consumers' allocations (when they hold any) and insert the new ones."""
+        if replacing:
+            connection.execute(_allocations.delete().where(_allocations.c.consumer_id.in_(
+                [request.consumer_uuid for request in self.requests])))
+        new_rows = [
+            {"resource_provider_id": self.provider_rows[provider_uuid].id,
+             "consumer_id": request.consumer_uuid,
+             "resource_class_id": class_ids[name], "used": amount}
+            for request in self.requests
+            for provider_uuid, resources in request.allocations.items()
+            for name, amount in resources.items()
+        ]
+        if new_rows:
+            connection.execute(_allocations.insert(), new_rows)
+
+
+def _lock_generations(connection: Connection, write_set: set[int]) -> dict[int, int]:
+    """The generations of the providers in ``write_set``, their rows locked.
+
+    Generations first, then usage. The rows are locked (in id order, so
+    writers queue rather than deadlock) where the engine supports it; where
+    it does not, or against a writer that does not lock, a commit in between
+    makes our conditional generation update fail, never our capacity check.
+    """
+    if not write_set:
+        return {}
+    return {row.id: row.generation or 0 for row in connection.execute(
+        sa.select(_providers.c.id, _providers.c.generation)
+        .where(_providers.c.id.in_(sorted(write_set)))
+        .order_by(_providers.c.id)
+        .with_for_update())}
 
 
 def prepare_allocations(
@@ -218,6 +223,37 @@ def apply_allocations(connection: Connection, requests: list[ConsumerAllocations
     return prepare_allocations(connection, requests, **options).apply(connection)
 
 
+_UNABLE = "Unable to allocate inventory: "
+
+
+def _inventories_of(connection: Connection, provider_ids: list[int],
+                    class_ids: list[int]) -> dict[tuple[int, int], _Inventory]:
+    """The inventories of those classes on those providers, by (provider id, class id)."""
+    return {(row.resource_provider_id, row.resource_class_id): _Inventory(
+                row.total, row.reserved, row.min_unit, row.max_unit, row.step_size,
+                row.allocation_ratio)
+            for row in connection.execute(
+                sa.select(_inventories.c.resource_provider_id, _inventories.c.resource_class_id,
+                          _inventories.c.total, _inventories.c.reserved,
+                          _inventories.c.min_unit, _inventories.c.max_unit,
+                          _inventories.c.step_size, _inventories.c.allocation_ratio)
+                .where(_inventories.c.resource_provider_id.in_(provider_ids),
+                       _inventories.c.resource_class_id.in_(class_ids)))}
+
+
+def _usage_of(connection: Connection, provider_ids: list[int],
+              class_ids: list[int]) -> dict[tuple[int, int], int]:
+    """The usage of those classes on those providers, by (provider id, class id)."""
+    return {(row.resource_provider_id, row.resource_class_id): int(row.used)
+            for row in connection.execute(
+                sa.select(_allocations.c.resource_provider_id, _allocations.c.resource_class_id,
+                          sa.func.sum(_allocations.c.used).label("used"))
+                .where(_allocations.c.resource_provider_id.in_(provider_ids),
+                       _allocations.c.resource_class_id.in_(class_ids))
+                .group_by(_allocations.c.resource_provider_id,
+                          _allocations.c.resource_class_id))}
+
+
 def _check_new_allocations(
     connection: Connection,
     requests: list[ConsumerAllocations],
@@ -228,35 +264,15 @@ def _check_new_allocations(
 ) -> None:
     """The capacity and inventory-constraint checks, against fresh inventories and usage."""
     provider_ids = sorted({row.id for row in provider_rows.values()})
-    inventory: dict[tuple[int, int], _Inventory] = {}
-    for row in connection.execute(
-        sa.select(_inventories.c.resource_provider_id, _inventories.c.resource_class_id,
-                  _inventories.c.total, _inventories.c.reserved, _inventories.c.min_unit,
-                  _inventories.c.max_unit, _inventories.c.step_size,
-                  _inventories.c.allocation_ratio)
-        .where(_inventories.c.resource_provider_id.in_(provider_ids),
-               _inventories.c.resource_class_id.in_(list(class_ids.values())))):
-        inventory[(row.resource_provider_id, row.resource_class_id)] = _Inventory(
-            row.total, row.reserved, row.min_unit, row.max_unit, row.step_size,
-            row.allocation_ratio)
-
-    prefix = "Unable to allocate inventory: "
+    class_id_list = list(class_ids.values())
+    inventory = _inventories_of(connection, provider_ids, class_id_list)
     without_any = [uuid for uuid, row in provider_rows.items()
                    if not any(key[0] == row.id for key in inventory)]
     if without_any:
         raise errors.Conflict(
-            f"{prefix}Inventory for '{', '.join(class_names)}' on resource provider "
+            f"{_UNABLE}Inventory for '{', '.join(class_names)}' on resource provider "
             f"'{', '.join(without_any)}' invalid.")
-
-    usage_before: dict[tuple[int, int], int] = {
-        (row.resource_provider_id, row.resource_class_id): int(row.used)
-        for row in connection.execute(
-            sa.select(_allocations.c.resource_provider_id, _allocations.c.resource_class_id,
-                      sa.func.sum(_allocations.c.used).label("used"))
-            .where(_allocations.c.resource_provider_id.in_(provider_ids),
-                   _allocations.c.resource_class_id.in_(list(class_ids.values())))
-            .group_by(_allocations.c.resource_provider_id, _allocations.c.resource_class_id))
-    }
+    usage_before = _usage_of(connection, provider_ids, class_id_list)
     replaced: dict[tuple[int, int], int] = defaultdict(int)
     for row in existing:
         replaced[(row.resource_provider_id, row.resource_class_id)] += row.used
@@ -270,12 +286,12 @@ def _check_new_allocations(
                 record = inventory.get(key)
                 if record is None:
                     raise errors.Conflict(
-                        f"{prefix}Inventory for '{name}' on resource provider "
+                        f"{_UNABLE}Inventory for '{name}' on resource provider "
                         f"'{provider_uuid}' invalid.")
                 if (amount < record.min_unit or amount > record.max_unit
                         or amount % record.step_size):
                     raise errors.Conflict(
-                        f"{prefix}Unable to create allocation for '{name}' on resource "
+                        f"{_UNABLE}Unable to create allocation for '{name}' on resource "
                         f"provider '{provider_uuid}'. The requested amount would violate "
                         "inventory constraints.")
                 requested[key] += amount
@@ -283,7 +299,7 @@ def _check_new_allocations(
                 after = before - replaced.get(key, 0) + requested[key]
                 if after > record.write_capacity and after > before:
                     raise errors.Conflict(
-                        f"{prefix}Unable to create allocation for '{name}' on resource "
+                        f"{_UNABLE}Unable to create allocation for '{name}' on resource "
                         f"provider '{provider_uuid}'. The requested amount would exceed "
                         "the capacity.")
 

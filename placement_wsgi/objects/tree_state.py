@@ -105,23 +105,28 @@ def _root_batches(connection_of: Database, roots: Sequence[str] | None,
         last = ids[-1]
 
 
+def _sharing_links(connection: Connection, tree_ids: sa.Select) -> list[tuple[int, int]]:
+    """(tree provider, sharing provider) pairs: a sharing provider in one of its aggregates."""
+    mine, theirs = _rp_aggregates.alias("mine"), _rp_aggregates.alias("theirs")
+    sharing_trait = (sa.select(_rp_traits.c.resource_provider_id)
+                     .join(tables.traits, tables.traits.c.id == _rp_traits.c.trait_id)
+                     .where(tables.traits.c.name == os_traits.MISC_SHARES_VIA_AGGREGATE))
+    # Plain tuples: SQLAlchemy's Row objects are not meant to be compared (sorted).
+    return sorted(tuple(row) for row in connection.execute(
+        sa.select(mine.c.resource_provider_id, theirs.c.resource_provider_id)
+        .join(theirs, theirs.c.aggregate_id == mine.c.aggregate_id)
+        .where(mine.c.resource_provider_id.in_(tree_ids),
+               theirs.c.resource_provider_id.in_(sharing_trait))
+        .distinct()))
+
+
 def read_batch(connection: Connection, root_ids: list[int]) -> list[TreeState]:
     """The states of the trees rooted at ``root_ids`` (in that order), in seven statements."""
     in_trees = sa.or_(_providers.c.root_provider_id.in_(root_ids), _providers.c.id.in_(root_ids))
     tree_ids = sa.select(_providers.c.id).where(in_trees)
     members = list(connection.execute(provider_select().where(in_trees)
                                       .order_by(_providers.c.id)))
-    # (tree provider, sharing provider) pairs: a sharing provider in one of its aggregates
-    mine, theirs = _rp_aggregates.alias("mine"), _rp_aggregates.alias("theirs")
-    sharing_trait = (sa.select(_rp_traits.c.resource_provider_id)
-                     .join(tables.traits, tables.traits.c.id == _rp_traits.c.trait_id)
-                     .where(tables.traits.c.name == os_traits.MISC_SHARES_VIA_AGGREGATE))
-    links = sorted(tuple(row) for row in connection.execute(
-        sa.select(mine.c.resource_provider_id, theirs.c.resource_provider_id)
-        .join(theirs, theirs.c.aggregate_id == mine.c.aggregate_id)
-        .where(mine.c.resource_provider_id.in_(tree_ids),
-               theirs.c.resource_provider_id.in_(sharing_trait))
-        .distinct()))
+    links = _sharing_links(connection, tree_ids)
     listed = {row.id: _listed(row) for row in members}
     outside = sorted({sharing for _, sharing in links} - listed.keys())
     if outside:

@@ -14,6 +14,8 @@ import uuid as uuid_module
 from collections.abc import Mapping
 from typing import Any
 
+import webob
+
 from placement_wsgi.client import ClientBase
 
 #: Microversions of the requests made (the oldest that does the job).
@@ -27,7 +29,7 @@ class FixtureDataError(RuntimeError):
     """The API refused a request building fixture data."""
 
 
-def _check(response: Any, what: str) -> Any:
+def _check(response: webob.Response, what: str) -> webob.Response:
     if response.status_code >= 300:
         raise FixtureDataError(f"{what}: {response.status_code} {response.text}")
     return response
@@ -36,7 +38,7 @@ def _check(response: Any, what: str) -> Any:
 class ProviderBuilder:
     """Requests that build a data set, made with ``client`` (admin + service)."""
 
-    def __init__(self, client: ClientBase) -> None:
+    def __init__(self, client: ClientBase[webob.Response]) -> None:
         self.client = client
 
     def provider(self, name: str, *aggregates: str, parent: str | None = None,

@@ -14,14 +14,14 @@ from typing import Any
 
 import webob
 
-from placement_wsgi.client import ClientBase
+from placement_wsgi.client import ClientBase, JsonBody
 
 #: Identity of the fixtures' requests under noauth2: admin and service roles,
 #: which every default policy (legacy or new) lets write.
 ADMIN_HEADERS = {"X-Auth-Token": "admin", "X-Roles": "admin,service"}
 
 
-class WSGIClient(ClientBase):
+class WSGIClient(ClientBase[webob.Response]):
     """Requests into ``app`` as admin+service; ``url`` is a path such as ``/traits``."""
 
     def __init__(self, app: Callable[..., Any], default_microversion: str | None = "latest",
@@ -29,7 +29,7 @@ class WSGIClient(ClientBase):
         super().__init__({**ADMIN_HEADERS, **dict(headers or {})}, default_microversion)
         self.app = app
 
-    def request(self, method: str, url: str, json: Any = None,
+    def request(self, method: str, url: str, json: JsonBody = None,
                 microversion: str | None = None,
                 headers: Mapping[str, str] | None = None) -> webob.Response:
         request = webob.Request.blank(

@@ -23,6 +23,9 @@ from placement_wsgi import deploy
 from placement_wsgi.cmd.api import QuietHandler, ThreadingWSGIServer
 from placement_wsgi.direct import PlacementDirect
 from tests.fixtures.config import make_conf
+from tests.fixtures.cyborg_db import cyborg_database
+from tests.fixtures.databases import enabled_engines
+from tests.fixtures.nova_db import nova_cell
 from tests.fixtures.transports import RecordingTransport
 
 ADMIN_HEADERS = {"X-Roles": "admin,service"}
@@ -128,3 +131,15 @@ class Seeder:
 @pytest.fixture
 def seed(raw_placement) -> Seeder:
     return Seeder(raw_placement)
+
+
+@pytest.fixture(scope="session", params=enabled_engines())
+def nova_db_url(request) -> str:
+    """A populated nova cell database (tests/fixtures/nova_db.py); tests must not change it."""
+    yield from nova_cell(request.param)
+
+
+@pytest.fixture(scope="session", params=enabled_engines())
+def cyborg_db_url(request) -> str:
+    """The Cyborg fixture (tests/fixtures/cyborg_db.py); tests must not change it."""
+    yield from cyborg_database(request.param)

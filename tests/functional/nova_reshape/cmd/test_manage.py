@@ -1,80 +1,259 @@
-"""nova-reshape-manage migrate_compute_inventory on a wrong Placement database or
-configuration: one line, its exit status, a JSON error with --format json, nothing
-created; on every enabled engine. In-process ``main()`` calls."""
+"""``nova-reshape-manage placement migrate_compute_inventory``: the command line.
+
+Exit codes, output formats, dry run, bad input, the HTTP mode, and a run
+killed with SIGKILL in the middle then completed by a second run, on every
+enabled engine.
+"""
 
 from __future__ import annotations
 
 import io
 import json
-import pathlib
+import os
+import signal
+import subprocess
+import sys
+import time
 
 import pytest
+import sqlalchemy as sa
 
 from nova_reshape.cmd import manage
-from tests.fixtures.bad_databases import (  # noqa: F401 (fixture)
-    BAD_CONFIG_FILES,
-    BadDatabase,
-    assert_one_error_line,
-    bad_database,
-)
-
-HOST = ("version: 1\nhost: h\nnodes:\n- nodename: h\n"
-        "  uuid: 10000000-0000-4000-8000-000000000001\n  hypervisor_type: QEMU\n")
+from nova_reshape.compute import migrate
+from placement_wsgi.db import tables
+from placement_wsgi.direct import PlacementDirect
+from tests.fixtures.config import make_conf
+from tests.functional.nova_reshape import migrate_helpers as helpers
 
 
-def _main(*argv: str) -> tuple[int, str, str]:
+def _generate(db_url, tmp_path, hosts=2, **kwargs):
+    out = str(tmp_path / "hosts")
+    with PlacementDirect(make_conf(db_url)) as placement:
+        helpers.generator.generate(placement, out, hosts=hosts, **kwargs)
+    conf = tmp_path / "placement.conf"
+    helpers.generator.write_config(str(conf), db_url)
+    return out, str(conf)
+
+
+def _main(*argv):
     out, err = io.StringIO(), io.StringIO()
     code = manage.main(list(argv), out=out, err=err)
     return code, out.getvalue(), err.getvalue()
 
 
-def _migrate(directory: pathlib.Path, config: bytes, *extra: str) -> tuple[int, str, str]:
-    """The migration with ``config`` as placement.conf; its inputs are written to
-    ``directory`` (keep it apart from where a test looks for created files)."""
-    hosts = directory / "host.yaml"
-    hosts.write_text(HOST)
-    conf = directory / "placement.conf"
-    conf.write_bytes(config)
-    return _main("--config-file", str(conf), "placement", "migrate_compute_inventory",
-                 "--host-file", str(hosts), *extra)
+def _command(conf, out, *extra):
+    return ["--config-file", conf, "placement", "migrate_compute_inventory",
+            "--host-file", out, *extra]
 
 
-@pytest.mark.parametrize("output_format", ["text", "json"])
-def test_every_wrong_placement_database_is_one_line_before_anything_else(
-        tmp_path_factory: pytest.TempPathFactory, bad_database: BadDatabase,  # noqa: F811
-        output_format: str) -> None:
-    config = f"[placement_database]\nconnection = {bad_database.url}\n".encode()
-    code, out, err = _migrate(tmp_path_factory.mktemp("inputs"), config, "--format",
-                              output_format)
-    expected = manage.EXIT_FAILED if bad_database.transient else manage.EXIT_BAD_INPUT
-    assert code == expected
-    line = assert_one_error_line(err, "nova-reshape-manage", bad_database)
-    assert line.startswith("nova-reshape-manage: error: database ")
-    if output_format == "json":
-        document = json.loads(out)
-        assert document["exit_code"] == expected
-        assert document["error"] == line[len("nova-reshape-manage: error: "):]
-        assert document["findings"] == []
-    else:
-        assert out == ""
-    assert bad_database.created() == ""
+def _children(db_url):
+    engine = sa.create_engine(db_url)
+    try:
+        with engine.connect() as connection:
+            rp = tables.resource_providers
+            return connection.execute(sa.select(sa.func.count()).select_from(rp).where(
+                rp.c.parent_provider_id.is_not(None))).scalar_one()
+    finally:
+        engine.dispose()
 
 
-@pytest.mark.parametrize(("content", "fragment"), BAD_CONFIG_FILES)
-def test_a_bad_config_file_is_one_line_and_bad_input(
-        tmp_path: pathlib.Path, content: bytes, fragment: str) -> None:
-    code, out, err = _migrate(tmp_path, content)
-    assert (code, out) == (manage.EXIT_BAD_INPUT, "")
-    assert fragment in assert_one_error_line(err, "nova-reshape-manage")
+def wait_until_writing(db_url, process, seconds: float = 120) -> None:
+    """Return once the command has created a child provider (or ended, or timed out)."""
+    deadline = time.monotonic() + seconds
+    while _children(db_url) == 0 and time.monotonic() < deadline:
+        if process.poll() is not None:
+            return
+        time.sleep(0.01)
 
 
-def test_a_nova_conf_of_random_bytes_is_one_line(tmp_path: pathlib.Path) -> None:
+def test_migrate_then_nothing_to_do(db_url, tmp_path):
+    out, conf = _generate(db_url, tmp_path, hosts=3, instances=6, ironic=1)
+    code, text, err = _main(*_command(conf, out))
+    assert code == manage.EXIT_OK, err
+    assert "cmp-0000: migrated, " in text and "cmp-0002: skipped" in text
+    assert text.rstrip().endswith("2 migrated, 1 skipped. Done.")
+    code, text, _ = _main(*_command(conf, out, "--format", "json"))
+    report = json.loads(text)
+    assert code == 0 and report["exit_code"] == 0
+    assert report["summary"] == {"unchanged": 2, "skipped": 1}
+    assert [child["name"] for child in report["nodes"][0]["after"]["children"]][:2] == [
+        "cmp-0000_pci_0000_84_00_0", "cmp-0000_pci_0000_85_00_0"]
+    with PlacementDirect(make_conf(db_url)) as placement:
+        expected = helpers.expected_totals(out)
+        assert helpers.actual_totals(placement, expected) == expected
+
+
+def test_dry_run_draws_trees_and_moves_and_changes_nothing(db_url, tmp_path):
+    out, conf = _generate(db_url, tmp_path, hosts=1, instances=4)
+    code, text, _ = _main(*_command(conf, out, "--dry-run"))
+    assert code == 0
+    assert "cmp-0000: would-migrate" in text
+    assert "  before:\n    cmp-0000 (" in text
+    assert "VGPU 4 (x1)" not in text and "VCPU 32 (x4)" in text
+    assert "    ├── cmp-0000_pci_0000_84_00_0 (" in text
+    assert "    └── cmp-0000-fpga-0 (" in text
+    assert "move VGPU 1 of consumer " in text and "_NUMA0" not in text  # nova 34 has none
+    assert "create CUSTOM_PCI_10DE_20B5 1 of consumer " in text
+    assert "Dry run: nothing changed." in text
+    assert _children(db_url) == 0
+    code, text, err = _main(*_command(conf, out, "--dry-run", "--numa-in-placement"))
+    assert code == 0 and " -> cmp-0000_NUMA0" in text
+    assert err.count("--numa-in-placement: no nova release") == 1
+    code, text, _ = _main(*_command(conf, out, "--dry-run", "--target-release", "stein"))
+    assert code == 0 and "cmp-0000-fpga-0" not in text  # Cyborg's providers: Ussuri on
+    assert "cmp-0000_pci_0000_84_00_0" in text
+    with pytest.raises(SystemExit) as exited:
+        _main(*_command(conf, out, "--target-release", "folsom"))
+    assert exited.value.code == manage.EXIT_BAD_INPUT
+    code, text, _ = _main(*_command(conf, out, "--dry-run", "--format", "json"))
+    node = json.loads(text)["nodes"][0]
+    assert node["status"] == "would-migrate" and node["before"]["children"] == []
+    assert {m["target_name"] for m in node["moves"] if m["resource_class"] == "VGPU"} == {
+        f"cmp-0000_pci_0000_{bus}_00_0" for bus in (84, 85, 86, 87)}
+
+
+def test_refused_exit_code_and_findings(db_url, tmp_path):
+    out, conf = _generate(db_url, tmp_path, hosts=1, instances=4)
+    path = os.path.join(out, "cmp-0000.yaml")
+    with open(path, encoding="utf-8") as stream:
+        text = stream.read()
+    with open(path, "w", encoding="utf-8") as stream:
+        stream.write(text.replace("capacity: 1\n", "capacity: 0\n", 1))
+    code, text, _ = _main(*_command(conf, out))
+    assert code == manage.EXIT_REFUSED
+    assert "[description_mismatch]" in text and "Fix: " in text
+    assert "Refused by the pre-flight checks: nothing was written" in text
+    assert _children(db_url) == 0
+
+
+def test_bad_input(db_url, tmp_path):
+    out, conf = _generate(db_url, tmp_path, hosts=1, instances=1)
+    bad = tmp_path / "bad.yaml"
+    bad.write_text("nodes:\n  - nodename: x\n    gpus: [{address: nope, capacity: 1}]\n")
+    code, _, err = _main(*_command(conf, str(bad)))
+    assert code == manage.EXIT_BAD_INPUT
+    assert f"{bad}: nodes[0].gpus[0].address: 'nope' is not a PCI address" in err
+    code, _, err = _main("placement", "migrate_compute_inventory", "--host-file", out)
+    assert code == manage.EXIT_BAD_INPUT and "give --config-file" in err
+    code, _, err = _main(*_command(conf, out, "--placement-url", "http://x"))
+    assert code == manage.EXIT_BAD_INPUT and "not both" in err
+    code, _, err = _main("placement", "migrate_compute_inventory", "--host-file", out,
+                         "--placement-url", "http://x", "--header", "no-colon")
+    assert code == manage.EXIT_BAD_INPUT and "is not NAME:VALUE" in err
+    empty = tmp_path / "empty.conf"
+    empty.write_text("[DEFAULT]\n")
+    code, _, err = _main(*_command(str(empty), out))
+    assert code == manage.EXIT_BAD_INPUT and "connection is not set" in err
+    # No Placement database and no source of hosts: Placement's is reported first.
+    code, _, err = _main("placement", "migrate_compute_inventory")
+    assert code == manage.EXIT_BAD_INPUT and err.count("\n") == 1
+    assert "give --config-file" in err
+    # No host file and no nova database named anywhere (command line or nova.conf).
+    code, _, err = _main("--config-file", conf, "placement", "migrate_compute_inventory")
+    assert code == manage.EXIT_BAD_INPUT and err.count("\n") == 1
+    assert "[api_database] connection" in err
+
+
+def test_against_a_running_service(raw_placement, tmp_path):
+    out = str(tmp_path / "hosts")
+    helpers.generator.generate(raw_placement, out, hosts=1, instances=3)
+    code, text, err = _main("placement", "migrate_compute_inventory", "--placement-url",
+                            raw_placement.base_url, "--token", "admin", "--header",
+                            "X-Roles: admin,service", "--host-file", out, "--progress")
+    assert code == 0, (text, err)
+    assert "cmp-0000: migrated" in text and "1/1 nodes migrate" in err
+    expected = helpers.expected_totals(out)
+    assert helpers.actual_totals(raw_placement, expected) == expected
+
+
+def test_exit_codes_by_outcome():
+    def results(*statuses):
+        return [migrate.NodeResult(f"n{i}", status) for i, status in enumerate(statuses)]
+
+    assert manage.exit_code(results("migrated", "unchanged", "skipped")) == 0
+    assert manage.exit_code(results("refused", "not-run")) == 3
+    assert manage.exit_code(results("migrated", "conflict")) == 4
+    assert manage.exit_code(results("conflict", "failed", "not-run")) == 1
+    assert manage.exit_code(results("migrated", "invariant-violated")) == 5
+
+
+def test_killed_mid_run_then_rerun_completes(db_url, tmp_path):
+    hosts = 40
+    out, conf = _generate(db_url, tmp_path, hosts=hosts, instances=8, kinds=())
+    process = subprocess.Popen(
+        [sys.executable, "-m", "nova_reshape.cmd.manage", *_command(conf, out)],
+        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        wait_until_writing(db_url, process)
+        process.send_signal(signal.SIGKILL)
+    finally:
+        process.wait(30)
+    killed_with = _children(db_url)
+    assert 0 < killed_with < hosts * 4, "the kill did not land mid-run"
+    # In-process each node is written in one transaction: untouched or complete.
+    with PlacementDirect(make_conf(db_url)) as placement:
+        for index in range(hosts):
+            shape = helpers.tree(placement, helpers.generator.stable_uuid(0, f"cmp-{index:04d}"))
+            written = len(shape) == 5 and "VGPU" not in shape[f"cmp-{index:04d}"]["inventory"]
+            assert written or len(shape) == 1, (index, shape)
+    code, text, err = _main(*_command(conf, out))
+    assert code == 0, (text, err)
+    with PlacementDirect(make_conf(db_url)) as placement:
+        expected = helpers.expected_totals(out)
+        assert helpers.actual_totals(placement, expected) == expected
+        for index in range(hosts):
+            root = helpers.generator.stable_uuid(0, f"cmp-{index:04d}")
+            shape = helpers.tree(placement, root)
+            assert "VGPU" not in shape[f"cmp-{index:04d}"]["inventory"]
+            assert len(shape) == 5
+        assert helpers.over_capacity(placement, root) == []
+    assert _children(db_url) == hosts * 4
+
+
+def test_nova_config_disagreement_refuses_with_the_key_to_change(db_url, tmp_path):
+    out, conf = _generate(db_url, tmp_path, hosts=1, instances=4)
     nova_conf = tmp_path / "nova.conf"
-    nova_conf.write_bytes(b"\x97\xff\x00\x01 random bytes \xfe")
-    hosts = tmp_path / "host.yaml"
-    hosts.write_text(HOST)
-    code, out, err = _main("placement", "migrate_compute_inventory", "--host-file",
-                           str(hosts), "--nova-config", str(nova_conf), "--print-nova-config")
-    assert (code, out) == (manage.EXIT_BAD_INPUT, "")
-    line = assert_one_error_line(err, "nova-reshape-manage")
-    assert f"{nova_conf}: not a text file" in line
+    nova_conf.write_text(
+        '[pci]\ndevice_spec = {"vendor_id": "10de", "traits": "a100"}\n'
+        'device_spec = {"vendor_id": "8086", "resource_class": "fast_nic"}\n')
+    code, text, _ = _main(*_command(conf, out, "--nova-config", str(nova_conf)))
+    assert code == manage.EXIT_REFUSED and _children(db_url) == 0
+    assert ("[nova_conf] PCI devices are described but [pci] report_in_placement is false: "
+            "nova-compute 34 would refuse to start") in text
+    code, text, _ = _main(*_command(conf, out, "--nova-config", str(nova_conf),
+                                    "--print-nova-config"))
+    assert code == manage.EXIT_OK and _children(db_url) == 0
+    assert "# cmp-0000: nova.conf for nova-compute 34 (2026.2)\n" in text
+    assert "[pci]\nreport_in_placement = True\n" in text
+    nova_conf.write_text(nova_conf.read_text() + "report_in_placement = True\n")
+    code, text, _ = _main(*_command(conf, out, "--nova-config", str(nova_conf)))
+    assert code == manage.EXIT_OK, text
+    code, _, err = _main(*_command(conf, out, "--nova-config", str(tmp_path / "absent")))
+    assert code == manage.EXIT_BAD_INPUT and "cannot read" in err
+
+
+def test_json_dry_run_plan_is_what_the_run_writes(db_url, tmp_path):
+    out, conf = _generate(db_url, tmp_path, hosts=1, instances=4)
+    code, text, _ = _main(*_command(conf, out, "--dry-run", "--format", "json"))
+    node = json.loads(text)["nodes"][0]
+    plan = node["plan"]
+    assert code == 0 and node["status"] == "would-migrate" and node["writes"] == 0
+    code, text, _ = _main(*_command(conf, out, "--dry-run"))
+    assert "  plan:\n    create provider cmp-0000_pci_0000_84_00_0 (" in text
+    assert "in one POST /reshaper: " in text
+    code, text, _ = _main(*_command(conf, out))
+    assert code == 0
+    with PlacementDirect(make_conf(db_url)) as placement:
+        listed = helpers.ok(placement.get(f"/resource_providers?in_tree={node['root']}",
+                                          microversion="1.14"))["resource_providers"]
+        created = {(p["name"], p["uuid"], p["parent_provider_uuid"]) for p in listed
+                   if p["uuid"] != node["root"]}
+        assert created == {(p["name"], p["uuid"], p["parent_uuid"]) for p in plan["create"]}
+        for consumer, body in plan["allocations"].items():
+            held = helpers.ok(placement.get(f"/allocations/{consumer}",
+                                            microversion="1.28"))["allocations"]
+            assert {rp: entry["resources"] for rp, entry in held.items()} == {
+                rp: entry["resources"] for rp, entry in body["allocations"].items()}
+        assert plan["reshaper"]["allocations"].keys() == plan["allocations"].keys()
+    code, text, _ = _main(*_command(conf, out, "--format", "json"))
+    assert json.loads(text)["nodes"][0]["plan"]["create"] == []

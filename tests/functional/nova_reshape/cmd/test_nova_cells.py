@@ -16,8 +16,8 @@ from tests.fixtures import nova_api_db as api_fx
 from tests.fixtures import nova_db as fx
 from tests.fixtures.config import make_conf
 from tests.functional.nova_reshape import migrate_helpers as helpers
+from tests.functional.nova_reshape.cmd.test_from_nova import flat_placement, run
 from tests.functional.nova_reshape.novadb.helpers import header
-from tests.functional.nova_reshape.test_migrate_from_nova import flat_placement, run
 
 ROOTS = (fx.CMP1_UUID, fx.CMP2_UUID, fx.CMP3_UUID)
 CONSUMERS = (fx.PINNED, fx.SPREAD, fx.PLAIN, fx.CMP3_GUEST)

@@ -8,8 +8,6 @@ import pytest
 import webob
 
 from placement_wsgi.testing import fixtures
-from placement_wsgi.testing.builder import FixtureDataError
-from placement_wsgi.testing.datasets import DataFixture
 from tests.fixtures.databases import server_of
 
 
@@ -47,17 +45,3 @@ def test_open_policy_opens_all_but_admin_api() -> None:
     rules = fixtures.OpenPolicyFixture().policy_file_rules()
     assert "admin_api" not in rules
     assert rules["placement:reshaper:reshape"] == "@"
-
-
-class BrokenFixture(DataFixture):
-    def make_data(self) -> None:
-        self.set_environ("BROKEN_MADE", "yes")
-        self.build.inventory("00000000-0000-0000-0000-000000000000", "VCPU", 1)
-
-
-def test_a_fixture_failing_midway_cleans_up() -> None:
-    with pytest.raises(FixtureDataError, match="show provider"):
-        BrokenFixture().start_fixture()
-    assert "BROKEN_MADE" not in os.environ
-    with pytest.raises(RuntimeError):
-        _get("/resource_providers")

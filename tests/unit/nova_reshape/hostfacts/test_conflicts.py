@@ -4,8 +4,10 @@ from __future__ import annotations
 
 from nova_reshape.hostfacts.collected import CollectedGpu, CollectedHost, CollectedMdev
 from nova_reshape.hostfacts.conflicts import conflicts
-from nova_reshape.novadb.devices import Flavor, FlavorInfo, PciDevice
-from nova_reshape.novadb.records import CellSnapshot, ComputeNodeRecord, InstanceRecord
+from nova_reshape.nova.flavor import Flavor, FlavorInfo
+from nova_reshape.nova.instance import InstanceRecord
+from nova_reshape.nova.pci import PciDevice
+from nova_reshape.novadb.records import CellSnapshot, ComputeNodeRecord
 
 HOST, NODE = "cmp-1", "cmp-1.example.org"
 VGPU_GUEST = "10000000-0000-4000-8000-000000000001"

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 
 from nova_reshape.nova.flavor import CpuPolicy
+from nova_reshape.nova.pci import PciDeviceType
 from nova_reshape.novadb import objects
 from tests.fixtures.nova_db import envelope
 
@@ -61,7 +62,7 @@ def test_pci_device_envelope():
         "request_id": None, "extra_info": {"capabilities": "{}"}, "numa_node": 0,
         "parent_addr": "0000:3b:00.0"})
     parsed = objects.parse_pci_device(device)
-    assert parsed.dev_type == objects.PciDeviceType.VF.value
+    assert parsed.dev_type == PciDeviceType.VF.value
     assert parsed.parent_addr == "0000:3b:00.0" and parsed.numa_node == 0 and parsed.held
     assert parsed.extra_info == {"capabilities": "{}"}
 

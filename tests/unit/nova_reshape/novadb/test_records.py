@@ -4,11 +4,11 @@ from __future__ import annotations
 
 import datetime
 
-from nova_reshape.novadb.devices import PciDevice
+from nova_reshape.nova.instance import InstanceRecord
+from nova_reshape.nova.pci import PciDevice
 from nova_reshape.novadb.records import (
     CellSnapshot,
     ComputeNodeRecord,
-    InstanceRecord,
     MigrationRecord,
     ServiceRecord,
 )
@@ -39,11 +39,6 @@ def test_heartbeat_falls_back_to_creation():
     assert ServiceRecord(1, "cmp-1", False, created_at=NOON).last_heartbeat == NOON
     assert ServiceRecord(1, "cmp-1", False, last_seen_up=later,
                          created_at=NOON).last_heartbeat == later
-
-
-def test_an_instance_without_flavor_or_topology_has_no_policy():
-    instance = InstanceRecord("i1", "cmp-1", "n1")
-    assert instance.extra_specs == {} and instance.cpu_policy is None
 
 
 def test_which_migrations_hold_the_source_allocations():

@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import pytest
 
+from nova_reshape.scheduler.config import SchedulerConfig
+from nova_reshape.scheduler.errors import ConfigError, PluginNotFound
 from nova_reshape.scheduler.result import result_to_dict
 from nova_reshape.scheduler.weights import (
     BaseHostWeigher,
@@ -16,8 +18,10 @@ from nova_reshape.scheduler.weights import (
     HostAttributeWeigher,
     all_weighers,
     load_weighers,
+    normalize,
 )
 from tests.unit.nova_reshape.scheduler.helpers import conf, host, scenario, schedule
+from tests.unit.nova_reshape.scheduler.weights.helpers import column, cpu_hosts, weigh, weights
 
 HERE = __name__
 
@@ -115,3 +119,68 @@ def test_attribute_weigher_reads_the_named_attribute():
 
     loaded = scenario(_hosts())
     assert FreeRam().raw_weights(loaded.hosts, loaded.spec) == [16384, 16384, 16384]
+
+
+# -- nova's normalization, multipliers and loading, shared by every weigher ---------------
+
+def test_normalize():
+    assert normalize([]) == []
+    assert normalize([1, 2, 3]) == [0.0, 0.5, 1.0]
+    assert normalize([4, 4]) == [0.0, 0.0]
+    assert normalize([5, 10], minval=0) == [0.5, 1.0]
+    assert normalize([5, 10], maxval=20) == [0.0, 1 / 3]
+
+
+def test_minmax_option_reproduces_the_weights_doc_table():
+    out = weigh(cpu_hosts(), ["CPUWeigher"], weight_normalization="minmax")
+    norm = column(out, "CPUWeigher")
+    assert [round(norm[f"h{i}"], 2) for i in range(10)] == \
+        [0, 0, 0.33, 0.33, 0.67, 1, 1, 0.67, 0.33, 0]
+
+
+def test_invalid_normalization_option_is_rejected():
+    with pytest.raises(ConfigError):
+        SchedulerConfig({"filter_scheduler": {"weight_normalization": "zscore"}})
+
+
+def test_aggregate_multipliers_minimum_wins_and_one_bad_value_drops_all():
+    aggs = [{"name": "a", "hosts": ["h1"], "metadata": {"ram_weight_multiplier": "2.0"}},
+            {"name": "b", "hosts": ["h1"], "metadata": {"ram_weight_multiplier": "-1.0"}},
+            {"name": "c", "hosts": ["h2"], "metadata": {"ram_weight_multiplier": "3.0"}},
+            {"name": "d", "hosts": ["h2"], "metadata": {"ram_weight_multiplier": "abc"}},
+            {"name": "e", "hosts": ["h3"], "metadata": {"ram_weight_multiplier": "1.5, 2"}}]
+    out = weigh([host("h1"), host("h2"), host("h3")], ["RAMWeigher"], aggregates=aggs,
+                 ram_weight_multiplier=0.5)
+    # "1.5, 2" is not split: float() fails, so h3 keeps the config value too
+    assert column(out, "RAMWeigher", "multiplier") == {"h1": -1.0, "h2": 0.5, "h3": 0.5}
+
+
+def test_weights_sum_over_weighers_with_per_host_multipliers():
+    hosts = [host("h1", memory_mb=1000, vcpus=10), host("h2", memory_mb=500, vcpus=20)]
+    out = weigh(hosts, ["RAMWeigher", "CPUWeigher"], cpu_weight_multiplier=2.0)
+    assert weights(out) == {"h1": pytest.approx(1.0 + 2 * 0.5), "h2": pytest.approx(0.5 + 2.0)}
+    assert [w["host"] for w in out["instances"][0]["weighed"]] == ["h2", "h1"]
+
+
+def test_equal_weights_keep_input_order():
+    out = weigh([host("c"), host("a"), host("b")], ["RAMWeigher"])
+    assert [w["host"] for w in out["instances"][0]["weighed"]] == ["c", "a", "b"]
+
+
+def test_single_host_is_not_weighed():
+    out = weigh([host("h1")], ["RAMWeigher"])
+    assert out["instances"][0]["weighed"] == [{"host": "h1", "weight": 0.0, "weighers": {}}]
+
+
+def test_weight_classes_resolution():
+    config = SchedulerConfig({"filter_scheduler": {"weight_classes": [
+        "RAMWeigher", "nova.scheduler.weights.cpu.CPUWeigher"]}})
+    assert [w.name for w in load_weighers(config)] == ["RAMWeigher", "CPUWeigher"]
+    assert [w.name for w in load_weighers(SchedulerConfig())] == \
+        [cls.__name__ for cls in all_weighers()]
+    assert len(all_weighers()) == 13
+
+
+def test_unknown_weigher_is_rejected():
+    with pytest.raises(PluginNotFound):
+        load_weighers(SchedulerConfig({"filter_scheduler": {"weight_classes": ["Nope"]}}))

@@ -23,7 +23,7 @@ from placement_wsgi import errors
 from placement_wsgi.direct import PlacementDirect
 from tests.fixtures.config import make_conf
 from tests.functional.nova_reshape import migrate_helpers as helpers
-from tests.functional.nova_reshape.test_manage_migrate import (
+from tests.functional.nova_reshape.cmd.test_manage import (
     _children,
     _command,
     _generate,
