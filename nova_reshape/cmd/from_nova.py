@@ -48,7 +48,7 @@ def describe_all(nova_database: str, collected_dir: str | None, cyborg_database:
                                              accelerators, conf)
         findings.extend(Finding(conflicts.CODE, node, message) for node, message in
                         conflicts.conflicts(snapshot, name, description.document,
-                                            collected.get(name)))
+                                            collected.get(name), conf))
         hosts.append(parse_host(description.document, f"{where}, host {name}"))
         sources.update(description.sources)
     for name in describe.collected_without_nova(collected, snapshot):

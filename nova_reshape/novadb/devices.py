@@ -12,6 +12,7 @@ from typing import Any
 
 from nova_reshape.nova.errors import ObjectFormatError
 from nova_reshape.nova.flavor import Flavor, FlavorInfo
+from nova_reshape.nova.pci import NeutronTags, canonical_address, neutron_tags
 from nova_reshape.novadb.envelope import VersionedObject, expect, load_json, required, unwrap
 
 # -- PCI device pools (compute_nodes.pci_stats) -------------------------------------
@@ -27,6 +28,35 @@ class PciDevicePool:
     count: int
     numa_node: int | None = None
     tags: Mapping[str, str] = field(default_factory=dict)
+
+    @property
+    def neutron(self) -> NeutronTags:
+        """The pool's tags that hand its devices to Neutron (see nova_reshape.nova.pci)."""
+        return neutron_tags(self.tags)
+
+    def may_hold(self, device: PciDevice) -> bool:
+        """Whether ``device`` can be one of the pool's: same vendor and product, and
+        the same NUMA node, ``dev_type``, ``address`` (the PF's, for a VF: pools
+        are split per device or PF since nova 26) and ``parent_ifname`` where
+        the pool records them."""
+        if (int(self.vendor_id, 16), int(self.product_id, 16)) != \
+                (int(device.vendor_id, 16), int(device.product_id, 16)):
+            return False
+        if None not in (self.numa_node, device.numa_node) and self.numa_node != device.numa_node:
+            return False
+        recorded = {"dev_type": device.dev_type,
+                    "address": canonical_address(device.parent_addr or device.address),
+                    "parent_ifname": device.extra_info.get("parent_ifname")}
+        return all(recorded[key] is None or canonical_address(str(self.tags[key])) ==
+                   canonical_address(recorded[key]) for key in recorded if key in self.tags)
+
+
+def pool_neutron_tags(device: PciDevice, pools: tuple[PciDevicePool, ...]) -> NeutronTags | None:
+    """The Neutron tags nova's database gives ``device`` through its pool; None when no
+    pool can hold it (a pool whose devices are all in use is not recorded) or the pools
+    that can disagree (pools of an old release, not split per PF)."""
+    verdicts = {pool.neutron for pool in pools if pool.may_hold(device)}
+    return verdicts.pop() if len(verdicts) == 1 else None
 
 
 def parse_pci_pools(text: str | None) -> tuple[PciDevicePool, ...]:
