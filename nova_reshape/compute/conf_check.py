@@ -58,7 +58,8 @@ def merge_node(node: Node, conf: NovaConf, target: Release) -> tuple[Node, list[
         devices.append(merged)
         if problem:
             disagree(problem)
-    if _pci_in_placement(node, target) and not conf.report_in_placement:
+    if _pci_in_placement(dataclasses.replace(node, pci_devices=tuple(devices)), target) \
+            and not conf.report_in_placement:
         disagree(f"PCI devices are described but [pci] report_in_placement is false: "
                  f"nova-compute {target.number} would refuse to start; set [pci] "
                  "report_in_placement = True")
@@ -87,7 +88,11 @@ def _merge_device(device: PciDevice, conf: NovaConf) -> tuple[PciDevice, str | N
             return device, (f"PCI device {device.address}: the [pci] device_spec entry "
                             f"matching it has {name} {configured!r} but the host file says "
                             f"{described!r}: change the [pci] device_spec entry's {name}")
-    if spec.neutron.remote_managed and not device.remote_managed:
+    if device.remote_managed and not spec.neutron.remote_managed:
+        return device, (f"PCI device {device.address}: the host file says remote_managed but "
+                        "the [pci] device_spec entry matching it does not: add "
+                        "\"remote_managed\": \"true\" to the entry")
+    if spec.neutron.remote_managed:
         fields["remote_managed"] = True
     if not device.traits:
         fields["traits"] = spec.traits
