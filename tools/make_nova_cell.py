@@ -288,12 +288,13 @@ def migration_rows() -> list[dict[str, Any]]:
 
 
 def populate(url: str, content: dict[sa.Table, list[dict[str, Any]]] | None = None,
-             skip: tuple[str, ...] = ()) -> None:
-    """Create the tables (but those named in ``skip``) and insert ``content``."""
+             skip: tuple[str, ...] = (), schema: sa.MetaData = metadata) -> None:
+    """Create the tables of ``schema`` (but those named in ``skip``) and insert
+    ``content`` (default: this cell's rows)."""
     engine = sa.create_engine(url)
     try:
-        tables = [table for table in metadata.sorted_tables if table.name not in skip]
-        metadata.create_all(engine, tables=tables)
+        tables = [table for table in schema.sorted_tables if table.name not in skip]
+        schema.create_all(engine, tables=tables)
         with engine.begin() as connection:
             for table, values in (content if content is not None else rows()).items():
                 if table.name not in skip and values:

@@ -49,7 +49,7 @@ def describe_all(snapshot: CellsSnapshot, collected_dir: str | None,
                                              accelerators, confs.for_host(name))
         findings.extend(Finding(conflicts.CODE, node, message) for node, message in
                         conflicts.conflicts(read.snapshot, name, description.document,
-                                            collected.get(name)))
+                                            collected.get(name), confs.for_host(name)))
         hosts.append(parse_host(description.document,
                                 f"{nova_cells.source_name(read)}, host {name}"))
         sources.update(description.sources)

@@ -93,7 +93,8 @@ def write_json(results: Sequence[migrate.NodeResult], code: int, dry_run: bool,
     for result in results:
         detail = result.detail or {"moves": [render.move_json(move, {})
                                              for move in result.moves],
-                                   "before": None, "after": None, "plan": None}
+                                   "before": None, "after": None, "plan": None,
+                                   "left_to_neutron": []}
         nodes.append({
             "nodename": result.nodename, "status": result.status, "root": result.root,
             "calls": result.calls, "error": result.error,

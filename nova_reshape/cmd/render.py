@@ -109,6 +109,8 @@ def node_text(result: node_result.NodeResult, simulation: preflight.Simulation,
         lines.append("  after:")
         lines.extend(f"    {line}" for line in draw_tree(after, result.root))
         lines.extend(f"  {move_line(move, names)}" for move in result.moves)
+    if simulation.left_to_neutron:
+        lines.append(f"  left to Neutron: {'; '.join(simulation.left_to_neutron)}")
     planned = simulation.plan.lines()
     lines.append("  plan: nothing to write" if not planned else "  plan:")
     lines.extend(f"    {line}" for line in planned)
@@ -125,4 +127,5 @@ def node_json(result: node_result.NodeResult, simulation: preflight.Simulation,
         "before": tree_json(before, result.root) if result.root else None,
         "after": tree_json(after, result.root) if result.root else None,
         "plan": simulation.plan.as_dict(),
+        "left_to_neutron": list(simulation.left_to_neutron),
     }

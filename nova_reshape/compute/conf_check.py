@@ -33,7 +33,7 @@ CODE = "nova_conf"
 
 def _pci_in_placement(node: Node, target: Release) -> bool:
     return (Reshape.PCI in performed(target)
-            and any(not device.physical_network for device in node.pci_devices))
+            and any(not device.neutron.belong_to_neutron for device in node.pci_devices))
 
 
 def merge_node(node: Node, conf: NovaConf, target: Release) -> tuple[Node, list[Finding]]:
@@ -58,7 +58,8 @@ def merge_node(node: Node, conf: NovaConf, target: Release) -> tuple[Node, list[
         devices.append(merged)
         if problem:
             disagree(problem)
-    if _pci_in_placement(node, target) and not conf.report_in_placement:
+    if _pci_in_placement(dataclasses.replace(node, pci_devices=tuple(devices)), target) \
+            and not conf.report_in_placement:
         disagree(f"PCI devices are described but [pci] report_in_placement is false: "
                  f"nova-compute {target.number} would refuse to start; set [pci] "
                  "report_in_placement = True")
@@ -87,6 +88,12 @@ def _merge_device(device: PciDevice, conf: NovaConf) -> tuple[PciDevice, str | N
             return device, (f"PCI device {device.address}: the [pci] device_spec entry "
                             f"matching it has {name} {configured!r} but the host file says "
                             f"{described!r}: change the [pci] device_spec entry's {name}")
+    if device.remote_managed and not spec.neutron.remote_managed:
+        return device, (f"PCI device {device.address}: the host file says remote_managed but "
+                        "the [pci] device_spec entry matching it does not: add "
+                        "\"remote_managed\": \"true\" to the entry")
+    if spec.neutron.remote_managed:
+        fields["remote_managed"] = True
     if not device.traits:
         fields["traits"] = spec.traits
     elif device_traits(device) != device_traits(dataclasses.replace(device, traits=spec.traits)):
@@ -123,8 +130,11 @@ def needed_config(node: Node, target: Release) -> dict[str, dict[str, list[str]]
 def _spec_entry(device: PciDevice) -> dict[str, str]:
     entry = {"address": device.address, "vendor_id": device.vendor_id,
              "product_id": device.product_id}
-    if device.physical_network:
-        entry["physical_network"] = device.physical_network
+    if device.neutron.belong_to_neutron:
+        if device.physical_network:
+            entry["physical_network"] = device.physical_network
+        if device.remote_managed:
+            entry["remote_managed"] = "true"
         return entry
     entry["resource_class"] = device_resource_class(device)
     if device.traits:

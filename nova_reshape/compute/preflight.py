@@ -26,6 +26,7 @@ from nova_reshape.provider_tree import ProviderTree
 from nova_reshape.virt.cyborg import existing_provider, provider_uuid
 from nova_reshape.virt.described import DescribedDriver
 from nova_reshape.virt.host import Node
+from nova_reshape.virt.pci import left_to_neutron
 from nova_reshape.virt.pcpu import pinned_need
 from nova_reshape.virt.shim import ChildPlan, DeviceShim, Move, ShimProblem
 from placement_wsgi.constants import SHARING_TRAIT
@@ -140,6 +141,8 @@ class Simulation:
     reshape: bool
     #: What the write will send (empty: the node is unchanged).
     plan: NodePlan
+    #: The node's devices Neutron accounts for (no provider; allocations left as they are).
+    left_to_neutron: tuple[str, ...] = ()
 
 
 class Listing:
@@ -419,7 +422,8 @@ def simulate(node: Node, driver: DescribedDriver, tree: ProviderTree,
     plan = make_plan(node.nodename, root, tree, after, before_allocations, after_allocations,
                      reshape)
     return Simulation(copy.deepcopy(tree), after, before_allocations, after_allocations,
-                      list(driver.moves) if reshape else [], reshape, plan)
+                      list(driver.moves) if reshape else [], reshape, plan,
+                      left_to_neutron(node))
 
 
 def inventories_of(tree: ProviderTree, nodename: str) -> dict[str, dict[str, Any]]:

@@ -15,8 +15,10 @@ from typing import Any
 
 from nova_reshape.hostfacts.collected import CollectedHost
 from nova_reshape.hostfacts.describe import GONE_STATUSES
+from nova_reshape.nova.conf.compute import NovaConf
 from nova_reshape.nova.flavor import CpuPolicy
 from nova_reshape.nova.pci import canonical_address
+from nova_reshape.novadb.devices import pool_neutron_tags
 from nova_reshape.novadb.records import CellSnapshot, ComputeNodeRecord
 
 #: The pre-flight class of these refusals (a key of preflight.FAILURE_CLASSES).
@@ -24,9 +26,16 @@ CODE = "source_conflict"
 
 
 def conflicts(snapshot: CellSnapshot, host: str, document: Mapping[str, Any],
-              collected: CollectedHost | None) -> Iterator[tuple[str, str]]:
-    """(nodename, message) for each disagreement between the sources of ``host``."""
+              collected: CollectedHost | None,
+              conf: NovaConf | None = None) -> Iterator[tuple[str, str]]:
+    """(nodename, message) for each disagreement between the sources of ``host``
+    (``conf``: the host's nova.conf, whose ``[pci] device_spec`` must agree with
+    nova's pool tags on which devices are Neutron's)."""
     nodes = {node.hypervisor_hostname: node for node in snapshot.nodes_of(host)}
+    if conf is not None:
+        for node in nodes.values():
+            yield from ((node.hypervisor_hostname, message)
+                        for message in _neutron_conflicts(snapshot, node, conf))
     libvirt = [node for node in nodes.values() if not node.is_ironic]
     if collected is not None and len(libvirt) != 1:
         for node in libvirt:
@@ -41,6 +50,22 @@ def conflicts(snapshot: CellSnapshot, host: str, document: Mapping[str, Any],
             continue
         yield from ((node.hypervisor_hostname, message)
                     for message in _node_conflicts(snapshot, node, entry, collected))
+
+
+def _neutron_conflicts(snapshot: CellSnapshot, node: ComputeNodeRecord,
+                       conf: NovaConf) -> Iterator[str]:
+    """Devices nova.conf and nova's pool tags do not agree to give to Neutron (or not)."""
+    for device in snapshot.pci_devices_of(node):
+        if device.status in GONE_STATUSES:
+            continue
+        spec = conf.spec_for(device.address, device.vendor_id, device.product_id)
+        pooled = pool_neutron_tags(device, node.pci_pools)
+        configured = spec.neutron if spec is not None else None
+        if pooled is None or configured is None or pooled == configured:
+            continue
+        yield (f"PCI device {device.address}: its [pci] device_spec entry says "
+               f"{configured} but its pool in nova's database (compute_nodes.pci_stats) "
+               f"says {pooled}: which of them is Neutron's is unknown")
 
 
 def _node_conflicts(snapshot: CellSnapshot, node: ComputeNodeRecord, entry: Mapping[str, Any],

@@ -22,8 +22,15 @@ from nova_reshape.nova.cpuset import format_cpuset
 from nova_reshape.nova.flavor import CpuPolicy
 from nova_reshape.nova.instance import InstanceRecord
 from nova_reshape.nova.numa import InstanceNumaTopology
-from nova_reshape.nova.pci import PciDevice, PciDeviceType, canonical_address
+from nova_reshape.nova.pci import (
+    NeutronTags,
+    PciDevice,
+    PciDeviceType,
+    canonical_address,
+    neutron_tags,
+)
 from nova_reshape.novadb.cyborg import CyborgSnapshot
+from nova_reshape.novadb.devices import pool_neutron_tags
 from nova_reshape.novadb.records import CellSnapshot, ComputeNodeRecord
 
 #: PCI device types a host description can hold (nova does not report vDPA to Placement).
@@ -123,8 +130,9 @@ def _node(snapshot: CellSnapshot, node: ComputeNodeRecord, collected: CollectedH
             document["accelerators"] = [accelerator.as_description()
                                         for accelerator in accelerators]
             sources["accelerators"] = [CYBORG_DB]
-    # Devices of neutron's SR-IOV ports are not in Placement: no consumer holds them there.
-    neutron = {device["address"] for device in devices if device.get("physical_network")}
+    # Neutron's devices are not in Placement: no consumer holds them there.
+    neutron = {device["address"] for device in devices
+               if neutron_tags(device).belong_to_neutron}
     consumers = _consumers(snapshot, node, collected, cyborg, neutron, notes)
     if consumers:
         document["consumers"] = consumers
@@ -208,21 +216,36 @@ def _gpus(node: ComputeNodeRecord, collected: CollectedHost, conf: NovaConf | No
     return gpus
 
 
-def _physical_networks(instances: Iterable[InstanceRecord]) -> dict[str, str]:
-    """request_id -> physical_network of SR-IOV port requests (nova's neutron devices)."""
-    networks = {}
+def _port_tags(instances: Iterable[InstanceRecord]) -> dict[str, NeutronTags]:
+    """request_id -> Neutron tags of SR-IOV port requests (the devices nova keeps for
+    neutron ports)."""
+    tags = {}
     for instance in instances:
         for request in instance.pci_requests:
             if request.request_id and request.from_neutron_port:
                 for spec in request.spec:
-                    if spec.get("physical_network"):
-                        networks[request.request_id] = str(spec["physical_network"])
-    return networks
+                    if neutron_tags(spec).belong_to_neutron:
+                        tags[request.request_id] = neutron_tags(spec)
+    return tags
+
+
+def device_neutron_tags(device: PciDevice, node: ComputeNodeRecord,
+                        ports: Mapping[str, NeutronTags],
+                        spec: DeviceSpec | None) -> NeutronTags:
+    """Whether (and why) a device is Neutron's: the port request holding it, else its
+    pool in nova's database, else the matching ``[pci] device_spec`` entry. Where the
+    pool and nova.conf disagree the one-step migration refuses (hostfacts.conflicts)."""
+    if device.request_id in ports:
+        return ports[device.request_id]
+    pooled = pool_neutron_tags(device, node.pci_pools)
+    if pooled is not None:
+        return pooled
+    return spec.neutron if spec is not None else NeutronTags()
 
 
 def _pci_devices(snapshot: CellSnapshot, node: ComputeNodeRecord, conf: NovaConf | None,
                  notes: list[str]) -> list[dict[str, Any]]:
-    networks = _physical_networks(snapshot.instances_on(node))
+    ports = _port_tags(snapshot.instances_on(node))
     described = []
     for device in snapshot.pci_devices_of(node):
         if device.status in GONE_STATUSES:
@@ -237,29 +260,26 @@ def _pci_devices(snapshot: CellSnapshot, node: ComputeNodeRecord, conf: NovaConf
                                  "type": device.dev_type}
         if device.dev_type == PciDeviceType.VF and device.parent_addr:
             entry["parent"] = canonical_address(device.parent_addr)
-        if device.request_id in networks:
-            entry["physical_network"] = networks[device.request_id]
         spec = conf.spec_for(device.address, device.vendor_id, device.product_id) \
             if conf is not None else None
+        neutron = device_neutron_tags(device, node, ports, spec)
+        if neutron.physical_network:
+            entry["physical_network"] = neutron.physical_network
+        if neutron.remote_managed:
+            entry["remote_managed"] = True
         if spec is not None:
-            entry.update(_spec_tags(spec, entry))
+            entry.update(_spec_tags(spec))
         described.append(entry)
     return described
 
 
-def _spec_tags(spec: DeviceSpec, entry: Mapping[str, Any]) -> dict[str, Any]:
-    """The Placement tags of the ``[pci] device_spec`` entry matching a device.
-
-    A physical network nova's database already gives is kept: whether the
-    two agree is the migration's check, against the same nova.conf.
-    """
+def _spec_tags(spec: DeviceSpec) -> dict[str, Any]:
+    """The Placement tags of the ``[pci] device_spec`` entry matching a device."""
     tags: dict[str, Any] = {}
     if spec.resource_class:
         tags["resource_class"] = spec.resource_class
     if spec.traits:
         tags["traits"] = list(spec.traits)
-    if spec.physical_network and "physical_network" not in entry:
-        tags["physical_network"] = spec.physical_network
     return tags
 
 

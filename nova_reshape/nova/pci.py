@@ -1,8 +1,20 @@
-"""nova's PCI vocabulary: addresses, device types, devices, free pools and requests.
+"""nova's PCI vocabulary: addresses, device types, devices, free pools and requests,
+and which devices belong to Neutron.
 
 Frozen records of what nova keeps in ``pci_devices``,
 ``compute_nodes.pci_stats`` and ``instance_extra.pci_requests``; parsing
 them is :mod:`nova_reshape.novadb.devices`'.
+
+One rule, :func:`neutron_tags`, decides whether a PCI device is Neutron's
+rather than nova's to report to Placement, whatever the tags come from: a
+``[pci] device_spec`` entry of nova.conf, a device pool of nova's database
+(``compute_nodes.pci_stats``), the spec of a neutron port's PCI request, or
+a host description. nova never reports a device tagged with a
+``physical_network`` to Placement (neutron's SR-IOV ports use it; nova
+deletes a provider it finds for one at start), and a ``remote_managed``
+device (a SmartNIC DPU's VF) is only ever handed to neutron ports; neither
+gets a provider of this tool, and the allocations of instances holding
+them through ports stay where they are.
 """
 
 from __future__ import annotations
@@ -10,6 +22,12 @@ from __future__ import annotations
 import enum
 from collections.abc import Mapping
 from dataclasses import dataclass, field
+from typing import NamedTuple
+
+#: The tags that hand a device to Neutron.
+PHYSICAL_NETWORK, REMOTE_MANAGED = "physical_network", "remote_managed"
+#: The strings nova (oslo's bool_from_string) reads as true.
+_TRUE_STRINGS = frozenset({"1", "t", "true", "on", "y", "yes"})
 
 
 def canonical_address(address: str) -> str:
@@ -64,6 +82,27 @@ class PciDevicePool:
     numa_node: int | None = None
     tags: Mapping[str, str] = field(default_factory=dict)
 
+    @property
+    def neutron(self) -> NeutronTags:
+        """The pool's tags that hand its devices to Neutron (see :func:`neutron_tags`)."""
+        return neutron_tags(self.tags)
+
+    def may_hold(self, device: PciDevice) -> bool:
+        """Whether ``device`` can be one of the pool's: same vendor and product, and
+        the same NUMA node, ``dev_type``, ``address`` (the PF's, for a VF: pools
+        are split per device or PF since nova 26) and ``parent_ifname`` where
+        the pool records them."""
+        if (int(self.vendor_id, 16), int(self.product_id, 16)) != \
+                (int(device.vendor_id, 16), int(device.product_id, 16)):
+            return False
+        if None not in (self.numa_node, device.numa_node) and self.numa_node != device.numa_node:
+            return False
+        recorded = {"dev_type": device.dev_type,
+                    "address": canonical_address(device.parent_addr or device.address),
+                    "parent_ifname": device.extra_info.get("parent_ifname")}
+        return all(recorded[key] is None or canonical_address(str(self.tags[key])) ==
+                   canonical_address(recorded[key]) for key in recorded if key in self.tags)
+
 
 @dataclass(frozen=True)
 class PciRequest:
@@ -80,3 +119,35 @@ class PciRequest:
     def from_neutron_port(self) -> bool:
         """nova's rule: a request without an alias comes from an SR-IOV port."""
         return self.alias_name is None
+
+
+def is_true(value: object) -> bool:
+    """A tag value as nova reads a boolean tag (``True``, ``"true"``, ``"yes"``, ``1``)."""
+    if isinstance(value, bool):
+        return value
+    return value is not None and str(value).strip().lower() in _TRUE_STRINGS
+
+
+class NeutronTags(NamedTuple):
+    """The tags of a device that make it Neutron's (none: the device is nova's)."""
+
+    physical_network: str | None = None
+    remote_managed: bool = False
+
+    @property
+    def belong_to_neutron(self) -> bool:
+        return bool(self.physical_network) or self.remote_managed
+
+    def __str__(self) -> str:
+        parts = [f"physical_network {self.physical_network}"] if self.physical_network else []
+        if self.remote_managed:
+            parts.append("remote_managed")
+        return ", ".join(parts) or "no neutron tag"
+
+
+def neutron_tags(tags: Mapping[str, object]) -> NeutronTags:
+    """The Neutron tags among ``tags`` (a device_spec entry's, a pool's, a port
+    request spec's or a host description device's keys and values)."""
+    network = tags.get(PHYSICAL_NETWORK)
+    return NeutronTags(physical_network=str(network) if network else None,
+                       remote_managed=is_true(tags.get(REMOTE_MANAGED)))

@@ -9,10 +9,18 @@ from typing import Any
 
 from nova_reshape.nova.errors import ObjectFormatError
 from nova_reshape.nova.flavor import Flavor, FlavorInfo
-from nova_reshape.nova.pci import PciDevice, PciDevicePool, PciRequest
+from nova_reshape.nova.pci import NeutronTags, PciDevice, PciDevicePool, PciRequest
 from nova_reshape.novadb.envelope import VersionedObject, expect, load_json, required, unwrap
 
 # -- PCI device pools (compute_nodes.pci_stats) -------------------------------------
+
+
+def pool_neutron_tags(device: PciDevice, pools: tuple[PciDevicePool, ...]) -> NeutronTags | None:
+    """The Neutron tags nova's database gives ``device`` through its pool; None when no
+    pool can hold it (a pool whose devices are all in use is not recorded) or the pools
+    that can disagree (pools of an old release, not split per PF)."""
+    verdicts = {pool.neutron for pool in pools if pool.may_hold(device)}
+    return verdicts.pop() if len(verdicts) == 1 else None
 
 
 def parse_pci_pools(text: str | None) -> tuple[PciDevicePool, ...]:

@@ -34,7 +34,7 @@ import jsonschema
 import yaml
 
 from nova_reshape.nova.cpuset import parse_cpuset
-from nova_reshape.nova.pci import canonical_address
+from nova_reshape.nova.pci import NeutronTags, canonical_address
 from nova_reshape.virt import host_schema
 from nova_reshape.virt.host_schema import HOST_SCHEMA
 from nova_reshape.virt.names import normalize_resource_class
@@ -105,6 +105,12 @@ class PciDevice:
     resource_class: str | None = None
     traits: tuple[str, ...] = ()
     physical_network: str | None = None
+    remote_managed: bool = False
+
+    @property
+    def neutron(self) -> NeutronTags:
+        """Whether (and why) the device is Neutron's, not nova's to report."""
+        return NeutronTags(self.physical_network, self.remote_managed)
 
 
 @dataclasses.dataclass(frozen=True)
@@ -405,7 +411,8 @@ def _pci(raw: Mapping[str, Any], path: str, where: str) -> PciDevice:
                      product_id=raw["product_id"].lower(), type=kind, parent=parent,
                      resource_class=raw.get("resource_class"),
                      traits=tuple(raw.get("traits", ())),
-                     physical_network=raw.get("physical_network"))
+                     physical_network=raw.get("physical_network"),
+                     remote_managed=bool(raw.get("remote_managed", False)))
 
 
 def cyborg_name(host: str, address: str) -> str:

@@ -88,6 +88,9 @@ PCI_DEVICE = {
         "resource_class": {"type": "string", "pattern": TAG_NAME},
         "traits": _TRAITS,
         "physical_network": {"type": "string"},
+        "remote_managed": {"type": "boolean",
+                           "description": "a SmartNIC DPU's device: Neutron's, like one "
+                                          "with a physical_network"},
     },
 }
 

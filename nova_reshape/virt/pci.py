@@ -6,8 +6,11 @@ device and per PF, named ``<nodename>_<ADDRESS upper-cased>``
 ``type-VF`` devices count on their parent PF's provider, which exists even
 when the PF itself is not listed; listing a PF *and* its VFs is refused
 (``PlacementPciDependentDeviceException``), as are VFs of one PF with
-different resource classes or traits. Devices tagged with a
-``physical_network`` belong to neutron's SR-IOV and are skipped.
+different resource classes or traits. Devices that belong to Neutron (a
+``physical_network`` or ``remote_managed`` tag, the rule of
+:mod:`nova_reshape.nova.pci`) get no provider: nova 34 deletes one it
+finds; what a consumer holds of them through a port stays where it is
+(:func:`left_to_neutron` lists them for the dry run).
 
 Resource class: the device's ``resource_class`` tag, upper-cased and made
 ``CUSTOM_`` unless standard, else ``CUSTOM_PCI_<VENDOR>_<PRODUCT>``.
@@ -73,7 +76,7 @@ class PciProvider:
 
 def pci_providers(node: Node) -> dict[str, PciProvider]:
     """Provider address -> what it holds; raises PlacementPci*Exception on bad specs."""
-    devices = [d for d in node.pci_devices if not d.physical_network]
+    devices = [d for d in node.pci_devices if not d.neutron.belong_to_neutron]
     vfs: dict[str, list[PciDevice]] = collections.defaultdict(list)
     for device in devices:
         if device.type == "type-VF":
@@ -107,13 +110,19 @@ def pci_providers(node: Node) -> dict[str, PciProvider]:
 
 
 def holder_of(node: Node) -> dict[str, str]:
-    """Device address -> address of the provider it counts on."""
+    """Device address -> address of the provider it counts on (nova's devices only)."""
     result = {}
     for device in node.pci_devices:
-        if device.physical_network:
+        if device.neutron.belong_to_neutron:
             continue
         result[device.address] = device.parent if device.type == "type-VF" else device.address
     return result
+
+
+def left_to_neutron(node: Node) -> tuple[str, ...]:
+    """One line per device of the node that Neutron, not this migration, accounts for."""
+    return tuple(f"{device.address} ({device.type}, {device.neutron})"
+                 for device in node.pci_devices if device.neutron.belong_to_neutron)
 
 
 class PciShim(DeviceShim):
@@ -139,8 +148,12 @@ class PciShim(DeviceShim):
         """Provider address -> {class: devices} the consumer holds."""
         providers = pci_providers(node)
         holders = holder_of(node)
+        neutron = {device.address for device in node.pci_devices
+                   if device.neutron.belong_to_neutron}
         held: dict[str, collections.Counter[str]] = collections.defaultdict(collections.Counter)
         for address in consumer.pci:
+            if address in neutron:
+                continue  # held through a port: Neutron's allocation, left where it is
             key = holders.get(address)
             if key is None or key not in providers:
                 raise ShimProblem("device_missing", (

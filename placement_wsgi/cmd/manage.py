@@ -4,13 +4,18 @@
 
     placement-manage [--config-file FILE ...] db sync      # create / upgrade to head
     placement-manage [--config-file FILE ...] db version   # print the schema revision
+    placement-manage [--config-file FILE ...] db import --from URL
+                                 # copy Placement's tables out of nova_api (before Stein)
 
 Configuration comes from ``--config-file`` (repeatable; later files win) or,
 without it, the default search of :func:`placement_wsgi.conf.find_config_files`,
 plus ``OS_PLACEMENT_<GROUP>__<OPTION>`` environment variables. Exit status:
 0 success, 1 the command failed (one line on standard error; e.g. the
 database server is unreachable), 2 bad usage or a configuration to fix
-(config files, option values, the database URL or the database it names).
+(config files, option values, the database URL or the database it names),
+3 ``db import`` refused (the target is not empty, the source lacks a table,
+or the copy's checks failed: one line on standard error, nothing written;
+see :mod:`placement_wsgi.db.importer` and docs/db-import.md).
 Unlike the service, the database is not waited for: a command that cannot
 reach it fails at once. The database is checked
 (:mod:`placement_wsgi.db.preflight`) before it is opened: ``db sync`` is
@@ -29,12 +34,14 @@ import sqlalchemy as sa
 from oslo_config import cfg
 
 from placement_wsgi import service
-from placement_wsgi.db import migration, preflight
+from placement_wsgi.db import importer, migration, preflight
 from placement_wsgi.db.database import Database
 
 T = TypeVar("T")
 
 PROGRAM = "placement-manage"
+#: ``db import`` refused: nothing was written.
+EXIT_REFUSED = 3
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -50,6 +57,12 @@ def build_parser() -> argparse.ArgumentParser:
         "load the standard traits and resource classes (idempotent)")
     actions.add_parser(
         "version", help="print the schema revision of the database ('None' when empty)")
+    copy = actions.add_parser(
+        "import", help="copy Placement's tables from a nova_api database of a release "
+        "before Stein (or another Placement database) into the empty database of "
+        "[placement_database] connection; then run 'db sync'")
+    copy.add_argument("--from", dest="source", required=True, metavar="URL",
+                      help="SQLAlchemy URL of the database to copy from (only read)")
     return parser
 
 
@@ -92,7 +105,30 @@ def db_version(conf: cfg.ConfigOpts) -> int:
     return 0
 
 
-_COMMANDS = {("db", "sync"): db_sync, ("db", "version"): db_version}
+def db_import(conf: cfg.ConfigOpts, source_url: str) -> int:
+    """Copy Placement's tables from ``source_url`` into the configured empty database."""
+    finding = preflight.check(source_url, setting="the --from URL")
+    if finding is not None:
+        raise service.database_error(finding)
+    source = sa.create_engine(source_url)
+    name = service.describe_url(source_url)
+    try:
+        result = _with_database(conf, lambda database: importer.import_tables(
+            source, database, name), preflight.Access.CREATE, preflight.Schema.ANY)
+    finally:
+        source.dispose()
+    print(f"Imported {sum(result.rows.values())} rows of {len(result.rows)} tables from "
+          f"{name}; schema recorded at revision {result.revision}. Next: db sync.")
+    if result.ignored_columns:
+        print(f"Columns left behind: {', '.join(result.ignored_columns)}.")
+    return 0
+
+
+_COMMANDS: dict[tuple[str, str], Callable[[cfg.ConfigOpts, argparse.Namespace], int]] = {
+    ("db", "sync"): lambda conf, _: db_sync(conf),
+    ("db", "version"): lambda conf, _: db_version(conf),
+    ("db", "import"): lambda conf, args: db_import(conf, args.source),
+}
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -101,7 +137,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     command = _COMMANDS[(args.category, args.action)]
     try:
         conf = service.load_conf(config_files=args.config_files)
-        return command(conf)
+        return command(conf, args)
+    except importer.ImportRefused as error:
+        sys.stderr.write(f"{PROGRAM}: refused: {error}\n")
+        return EXIT_REFUSED
     except service.StartupError as error:
         sys.stderr.write(f"{PROGRAM}: error: {error}\n")
         return error.exit_code

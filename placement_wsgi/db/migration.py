@@ -50,6 +50,20 @@ def is_known_revision(revision: str) -> bool:
         return False
 
 
+def known_revisions() -> list[str]:
+    """Every revision this code knows, oldest first."""
+    script = ScriptDirectory.from_config(_alembic_config())
+    return [revision.revision for revision in reversed(list(script.walk_revisions()))]
+
+
+def create_at(database: Database, revision: str) -> None:
+    """Create the schema of ``revision`` in an empty database and record it
+    (``db import`` copies rows of a source of that shape into it; ``db sync``
+    then upgrades). No standard names are loaded: the copied rows hold them."""
+    with database.engine.connect() as connection, connection.begin():
+        command.upgrade(_alembic_config(connection), revision)
+
+
 def current_revision(database: Database) -> str | None:
     """The revision recorded in the database, or None for an empty one."""
     with database.engine.connect() as connection:

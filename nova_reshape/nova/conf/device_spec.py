@@ -15,7 +15,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from nova_reshape.nova.errors import NovaConfError
-from nova_reshape.nova.pci import canonical_address
+from nova_reshape.nova.pci import NeutronTags, canonical_address, neutron_tags
 
 #: Keys of a device_spec entry that match devices; every other key is a tag.
 MATCH_KEYS = frozenset({"vendor_id", "product_id", "address", "devname"})
@@ -52,6 +52,11 @@ class DeviceSpec:
     @property
     def physical_network(self) -> str | None:
         return self.tags.get("physical_network")
+
+    @property
+    def neutron(self) -> NeutronTags:
+        """The entry's tags that hand its devices to Neutron (see nova_reshape.nova.pci)."""
+        return neutron_tags(self.tags)
 
     def matches(self, address: str, vendor_id: str, product_id: str) -> bool:
         """Whether a device (``0000:81:00.1``, ``8086``, ``154c``) matches the entry."""

@@ -60,3 +60,30 @@ def test_needed_config_and_its_rendering():
     assert needed["devices"] == {"enabled_mdev_types": ["nvidia-35"]}
     text = render_config([desc], DEFAULT_TARGET)
     assert "[compute]\ncpu_shared_set = 0-3\ncpu_dedicated_set = 4-5,7\n[pci]\n" in text
+
+
+RM_SPEC = parse_device_spec('{"vendor_id": "15b3", "product_id": "101e", '
+                            '"remote_managed": "true"}')
+RM_VF = {"address": "0000:af:00.2", "vendor_id": "15b3", "product_id": "101e",
+         "type": "type-VF", "parent": "0000:af:00.0"}
+
+
+def test_remote_managed_comes_from_device_spec_and_must_agree():
+    conf = NovaConf(report_in_placement=True, device_spec=(*GPU_SPEC, *RM_SPEC))
+    merged, findings = merge_node(node(pci_devices=[DEVICE, RM_VF]), conf, DEFAULT_TARGET)
+    assert findings == [] and merged.pci_devices[1].neutron.remote_managed
+    needed = needed_config(merged, DEFAULT_TARGET)["pci"]["device_spec"]
+    assert '"remote_managed": "true"' in needed[1] and "resource_class" not in needed[1]
+    conf = NovaConf(report_in_placement=True, device_spec=tuple(GPU_SPEC) + tuple(
+        parse_device_spec('{"vendor_id": "15b3", "product_id": "101e"}')))
+    _, findings = merge_node(node(pci_devices=[{**RM_VF, "remote_managed": True}]), conf,
+                             DEFAULT_TARGET)
+    assert [finding.message for finding in findings] == [
+        "PCI device 0000:af:00.2: the host file says remote_managed but the [pci] "
+        'device_spec entry matching it does not: add "remote_managed": "true" to the entry']
+
+
+def test_neutron_devices_alone_need_no_report_in_placement():
+    conf = NovaConf(device_spec=tuple(RM_SPEC))
+    _, findings = merge_node(node(pci_devices=[RM_VF]), conf, DEFAULT_TARGET)
+    assert findings == []

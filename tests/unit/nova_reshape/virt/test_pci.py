@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from nova_reshape import exception
-from nova_reshape.virt.pci import PciShim, provider_name
+from nova_reshape.virt.pci import PciShim, left_to_neutron, provider_name
 from tests.unit.nova_reshape.virt.helpers import (
     I1,
     I2,
@@ -59,15 +59,22 @@ def test_traits_are_replaced_so_foreign_ones_go():
     assert "CUSTOM_FROM_ELSEWHERE" not in tree.data(GPU).traits
 
 
-def test_allocations_are_created_for_devices_in_use():
+def _reshaped(desc):
+    """The tree, allocations (I1: 2 VCPU, I2: 1 on the root) and shim after the reshape
+    the shim asks for on a root-only tree."""
     tree = tree_with_root({"VCPU": record(8)})
-    desc = _node([{"uuid": I1, "pci": ["0000:d8:00.0", "0000:3b:00.2"]},
-                  {"uuid": I2, "pci": ["0000:3b:00.3"]}])
     shim = PciShim({NODE: desc})
     with pytest.raises(exception.ReshapeNeeded):
         shim.update_provider_tree(tree, NODE)
     allocations = {I1: body({ROOT: {"VCPU": 2}}), I2: body({ROOT: {"VCPU": 1}})}
     shim.update_provider_tree(tree, NODE, allocations=allocations)
+    return tree, allocations, shim
+
+
+def test_allocations_are_created_for_devices_in_use():
+    tree, allocations, shim = _reshaped(_node([{"uuid": I1, "pci": ["0000:d8:00.0",
+                                                                      "0000:3b:00.2"]},
+                                               {"uuid": I2, "pci": ["0000:3b:00.3"]}]))
     assert held(allocations, I1, tree) == {NODE: {"VCPU": 2},
                                            GPU: {"CUSTOM_PCI_10DE_20B5": 1},
                                            PF: {"CUSTOM_FAST_NIC": 1}}
@@ -132,3 +139,29 @@ def test_unknown_device_in_use_fails():
     desc = _node([{"uuid": I1, "pci": ["0000:99:00.0"]}])
     with pytest.raises(exception.ReshapeFailed, match="0000:99:00.0"):
         PciShim({NODE: desc}).update_provider_tree(tree_with_root({}), NODE)
+
+
+NEUTRON_DEVICES = [
+    *DEVICES,
+    {"address": "0000:af:00.2", "vendor_id": "15b3", "product_id": "101e", "type": "type-VF",
+     "parent": "0000:af:00.0", "remote_managed": True},
+]
+
+
+def test_neutron_devices_get_no_provider_and_are_listed():
+    tree = tree_with_root({"VCPU": record(8)})
+    desc = _node(devices=NEUTRON_DEVICES)
+    PciShim({NODE: desc}).update_provider_tree(tree, NODE)
+    assert sorted(tree.data(rp).name for rp in tree.get_provider_uuids(NODE)) == sorted(
+        [NODE, GPU, PF])
+    assert left_to_neutron(desc) == ("0000:5e:00.0 (type-PCI, physical_network physnet1)",
+                                     "0000:af:00.2 (type-VF, remote_managed)")
+
+
+def test_devices_held_through_ports_leave_the_allocations_alone():
+    tree, allocations, _ = _reshaped(_node(
+        [{"uuid": I1, "pci": ["0000:d8:00.0", "0000:5e:00.0", "0000:af:00.2"]},
+         {"uuid": I2, "pci": ["0000:af:00.2"]}], devices=NEUTRON_DEVICES))
+    assert held(allocations, I1, tree) == {NODE: {"VCPU": 2},
+                                           GPU: {"CUSTOM_PCI_10DE_20B5": 1}}
+    assert held(allocations, I2, tree) == {NODE: {"VCPU": 1}}
