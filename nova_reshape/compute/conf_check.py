@@ -130,11 +130,10 @@ def needed_config(node: Node, target: Release) -> dict[str, dict[str, list[str]]
 def _spec_entry(device: PciDevice) -> dict[str, str]:
     entry = {"address": device.address, "vendor_id": device.vendor_id,
              "product_id": device.product_id}
+    if device.remote_managed:
+        entry["remote_managed"] = "true"
     if device.neutron.belong_to_neutron:
-        if device.physical_network:
-            entry["physical_network"] = device.physical_network
-        if device.remote_managed:
-            entry["remote_managed"] = "true"
+        entry["physical_network"] = str(device.physical_network)
         return entry
     entry["resource_class"] = device_resource_class(device)
     if device.traits:

@@ -224,7 +224,7 @@ def _port_tags(instances: Iterable[InstanceRecord]) -> dict[str, NeutronTags]:
         for request in instance.pci_requests:
             if request.request_id and request.from_neutron_port:
                 for spec in request.spec:
-                    if neutron_tags(spec).belong_to_neutron:
+                    if neutron_tags(spec).tagged:
                         tags[request.request_id] = neutron_tags(spec)
     return tags
 

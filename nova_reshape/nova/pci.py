@@ -9,12 +9,15 @@ One rule, :func:`neutron_tags`, decides whether a PCI device is Neutron's
 rather than nova's to report to Placement, whatever the tags come from: a
 ``[pci] device_spec`` entry of nova.conf, a device pool of nova's database
 (``compute_nodes.pci_stats``), the spec of a neutron port's PCI request, or
-a host description. nova never reports a device tagged with a
-``physical_network`` to Placement (neutron's SR-IOV ports use it; nova
-deletes a provider it finds for one at start), and a ``remote_managed``
-device (a SmartNIC DPU's VF) is only ever handed to neutron ports; neither
-gets a provider of this tool, and the allocations of instances holding
-them through ports stay where they are.
+a host description. It is nova 34's rule: only a ``physical_network`` tag
+hands a device to Neutron (its SR-IOV ports use it); nova never reports such
+a device to Placement and deletes a provider it finds for one at start, so
+it gets no provider of this tool and the allocations of instances holding it
+through ports stay where they are. ``remote_managed`` (a SmartNIC DPU's VF)
+is recorded with it but decides nothing: nova accepts it with or without a
+``physical_network`` and reports a ``remote_managed`` device without one like
+any other, a provider under the compute node and an allocation for the
+instance holding it, through a port or a flavor alias.
 """
 
 from __future__ import annotations
@@ -24,7 +27,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import NamedTuple
 
-#: The tags that hand a device to Neutron.
+#: The Neutron tags of a device (only the first hands it to Neutron).
 PHYSICAL_NETWORK, REMOTE_MANAGED = "physical_network", "remote_managed"
 #: The strings nova (oslo's bool_from_string) reads as true.
 _TRUE_STRINGS = frozenset({"1", "t", "true", "on", "y", "yes"})
@@ -129,14 +132,22 @@ def is_true(value: object) -> bool:
 
 
 class NeutronTags(NamedTuple):
-    """The tags of a device that make it Neutron's (none: the device is nova's)."""
+    """A device's Neutron tags: ``physical_network`` makes it Neutron's;
+    ``remote_managed`` is recorded (only remote-managed ports may use the device)
+    but leaves it nova's to report, as nova 34 does."""
 
     physical_network: str | None = None
     remote_managed: bool = False
 
     @property
     def belong_to_neutron(self) -> bool:
-        return bool(self.physical_network) or self.remote_managed
+        """nova 34 skips exactly the devices tagged with a physical network."""
+        return bool(self.physical_network)
+
+    @property
+    def tagged(self) -> bool:
+        """Whether any Neutron tag is set (what a port request spec records)."""
+        return self.belong_to_neutron or self.remote_managed
 
     def __str__(self) -> str:
         parts = [f"physical_network {self.physical_network}"] if self.physical_network else []

@@ -7,10 +7,12 @@ device and per PF, named ``<nodename>_<ADDRESS upper-cased>``
 when the PF itself is not listed; listing a PF *and* its VFs is refused
 (``PlacementPciDependentDeviceException``), as are VFs of one PF with
 different resource classes or traits. Devices that belong to Neutron (a
-``physical_network`` or ``remote_managed`` tag, the rule of
-:mod:`nova_reshape.nova.pci`) get no provider: nova 34 deletes one it
-finds; what a consumer holds of them through a port stays where it is
-(:func:`left_to_neutron` lists them for the dry run).
+``physical_network`` tag, the rule of :mod:`nova_reshape.nova.pci`) get no
+provider: nova 34 deletes one it finds; what a consumer holds of them
+through a port stays where it is (:func:`left_to_neutron` lists them for the
+dry run). A ``remote_managed`` device without a physical network is nova's
+like any other: it counts on its provider, and a consumer holding it, through
+a port or a flavor alias, gets its allocation there.
 
 Resource class: the device's ``resource_class`` tag, upper-cased and made
 ``CUSTOM_`` unless standard, else ``CUSTOM_PCI_<VENDOR>_<PRODUCT>``.

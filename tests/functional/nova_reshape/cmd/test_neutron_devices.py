@@ -2,12 +2,15 @@
 
 On every enabled engine: SR-IOV VFs whose ``physical_network`` comes from
 nova's pool tags only, from nova.conf's ``[pci] device_spec`` only, or from
-both, a ``remote_managed`` VF, and an instance holding two of them through
-ports get no Placement provider; the instance's allocations (on the root
-and on Neutron's bandwidth provider) are left as they were; Neutron's
-agent providers under the compute root are kept; the dry run lists the
-devices as "left to Neutron"; a second run is "unchanged" with zero
-writes. nova.conf and the pool tags disagreeing is a ``source_conflict``.
+both, held by an instance through a port, get no Placement provider; the
+instance's allocations on the root and on Neutron's bandwidth provider are
+left as they were; Neutron's agent providers under the compute root are
+kept; the dry run lists the devices as "left to Neutron". ``remote_managed``
+VFs without a physical network are nova's, as in nova 34: they get their
+PF's provider, and the same instance, holding one through a second port (or a
+flavor alias), gets its allocation there (what nova-compute's start-up would
+heal). A second run is "unchanged" with zero writes. nova.conf and the pool tags
+disagreeing is a ``source_conflict``.
 """
 
 from __future__ import annotations
@@ -35,10 +38,9 @@ AGENT = f"{fx.CMP1_NODE}:NIC Switch agent"
 BRIDGE = f"{AGENT}:ens5f0"
 AGENT_UUID = "50000000-0000-4000-8000-000000000001"
 BRIDGE_UUID = "50000000-0000-4000-8000-000000000002"
-NEUTRON_ADDRESSES = ("0000:3B:00", "0000:AF:00")
+RM_PROVIDER = f"{fx.CMP1_NODE}_{RM_PARENT.upper()}"
 LEFT_TO_NEUTRON = (f"left to Neutron: {fx.VF_HELD} (type-VF, physical_network physnet1); "
-                   f"{fx.VF_FREE} (type-VF, physical_network physnet1); "
-                   f"{RM_HELD} (type-VF, remote_managed); {RM_FREE} (type-VF, remote_managed)")
+                   f"{fx.VF_FREE} (type-VF, physical_network physnet1)\n")
 
 
 def pool(vendor, product, count, **tags):
@@ -58,17 +60,19 @@ def pci_stats(physnet_tag=True):
              remote_managed="true")]}))
 
 
-def content(pools):
+def content(pools, holder="port"):
     """The fixture cell plus remote-managed VFs, one held by UNPINNED_VF through a
-    second port; ``pools``: cmp-1's pci_stats (None: not recorded)."""
+    second port (``holder`` "alias": through a flavor alias instead); ``pools``:
+    cmp-1's pci_stats (None: not recorded)."""
     rows = fx.rows()
     nodes = rows[fx.compute_nodes]
     nodes[0] = {**nodes[0], "pci_stats": pools}
     requests = json.dumps([
         {"count": 1, "spec": [{"physical_network": "physnet1"}], "alias_name": None,
          "request_id": fx.VF_PORT_REQUEST, "requester_id": "port-1"},
-        {"count": 1, "spec": [{"remote_managed": "True"}], "alias_name": None,
-         "request_id": RM_PORT_REQUEST, "requester_id": "port-2"}])
+        {"count": 1, "spec": [{"remote_managed": "True"}], "request_id": RM_PORT_REQUEST,
+         **({"alias_name": None, "requester_id": "port-2"} if holder == "port"
+            else {"alias_name": "dpu-vf"})}])
     extras = rows[fx.instance_extra]
     extras[1] = {**extras[1], "pci_requests": requests}
     rows[fx.pci_devices] = [
@@ -121,12 +125,14 @@ def add_neutron_providers(url):
             microversion="1.28"))
 
 
-@pytest.mark.parametrize("source", ["pool_tags", "device_spec", "both"])
-def test_neutron_devices_get_no_provider_and_keep_their_allocations(engine, tmp_path, source):
+@pytest.mark.parametrize(("source", "holder"), [
+    ("pool_tags", "port"), ("device_spec", "port"), ("both", "port"), ("both", "alias")])
+def test_physnet_devices_get_no_provider_remote_managed_ones_do(engine, tmp_path, source,
+                                                                holder):
     pools = pci_stats() if source != "device_spec" else None
     conf_args = ("--nova-config", nova_conf(tmp_path / "nova.conf")) \
         if source != "pool_tags" else ()
-    with nova_cell(engine, content=content(pools)) as nova_url:
+    with nova_cell(engine, content=content(pools, holder)) as nova_url:
         documents = described(nova_url, tmp_path / "hosts")
         url, conf = flat_placement(engine, documents, tmp_path / "placement")
         add_neutron_providers(url)
@@ -143,18 +149,21 @@ def test_neutron_devices_get_no_provider_and_keep_their_allocations(engine, tmp_
         trees, allocations = state(url, consumers)
         code, again, err = run(*migrate, "--format", "json")
     assert code == 0, again + err
-    assert not [name for name in trees if any(part in name for part in NEUTRON_ADDRESSES)]
+    assert not [name for name in trees if "0000:3B:00" in name]
     assert trees[f"{fx.CMP1_NODE}_0000:D8:00.0"]["inventory"] == {"CUSTOM_PCI_10DE_20B5": 1}
+    assert trees[RM_PROVIDER]["inventory"] == {"CUSTOM_PCI_15B3_101E": 2}
     for name in (AGENT, BRIDGE):
         assert trees[name] == trees_before[name]
-    assert allocations[fx.UNPINNED_VF] == allocations_before[fx.UNPINNED_VF]
+    assert RM_PROVIDER not in allocations_before[fx.UNPINNED_VF]
+    assert allocations[fx.UNPINNED_VF] == {**allocations_before[fx.UNPINNED_VF],
+                                           RM_PROVIDER: {"CUSTOM_PCI_15B3_101E": 1}}
     assert allocations[fx.UNPINNED_VF][BRIDGE] == {"NET_BW_EGR_KILOBIT_PER_SEC": 1000}
     assert allocations[fx.PINNED] != allocations_before[fx.PINNED]  # the GPU moved
     report = json.loads(again)
     assert {node["status"] for node in report["nodes"]} == {"unchanged", "skipped"}
     assert [node["writes"] for node in report["nodes"]] == [0, 0, 0]
     cmp1 = next(node for node in report["nodes"] if node["nodename"] == fx.CMP1_NODE)
-    assert len(cmp1["left_to_neutron"]) == 4
+    assert len(cmp1["left_to_neutron"]) == 2
 
 
 def test_device_spec_and_pool_tags_disagreeing_is_a_source_conflict(engine, tmp_path):

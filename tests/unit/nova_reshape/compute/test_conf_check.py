@@ -73,7 +73,11 @@ def test_remote_managed_comes_from_device_spec_and_must_agree():
     merged, findings = merge_node(node(pci_devices=[DEVICE, RM_VF]), conf, DEFAULT_TARGET)
     assert findings == [] and merged.pci_devices[1].neutron.remote_managed
     needed = needed_config(merged, DEFAULT_TARGET)["pci"]["device_spec"]
-    assert '"remote_managed": "true"' in needed[1] and "resource_class" not in needed[1]
+    # nova 34 reports a remote_managed VF without physical network: it keeps its tag and
+    # gets the resource class of its provider.
+    assert '"remote_managed": "true"' in needed[1]
+    assert '"resource_class": "CUSTOM_PCI_15B3_101E"' in needed[1]
+    assert "physical_network" not in needed[1]
     conf = NovaConf(report_in_placement=True, device_spec=tuple(GPU_SPEC) + tuple(
         parse_device_spec('{"vendor_id": "15b3", "product_id": "101e"}')))
     _, findings = merge_node(node(pci_devices=[{**RM_VF, "remote_managed": True}]), conf,
@@ -83,7 +87,20 @@ def test_remote_managed_comes_from_device_spec_and_must_agree():
         'device_spec entry matching it does not: add "remote_managed": "true" to the entry']
 
 
+PHYSNET_SPEC = parse_device_spec('{"vendor_id": "15b3", "product_id": "101e", '
+                                 '"physical_network": "physnet1", "remote_managed": "true"}')
+
+
 def test_neutron_devices_alone_need_no_report_in_placement():
-    conf = NovaConf(device_spec=tuple(RM_SPEC))
-    _, findings = merge_node(node(pci_devices=[RM_VF]), conf, DEFAULT_TARGET)
+    conf = NovaConf(device_spec=tuple(PHYSNET_SPEC))
+    merged, findings = merge_node(node(pci_devices=[RM_VF]), conf, DEFAULT_TARGET)
     assert findings == []
+    assert "pci" not in needed_config(merged, DEFAULT_TARGET)
+
+
+def test_a_remote_managed_device_without_physnet_needs_report_in_placement():
+    _, findings = merge_node(node(pci_devices=[RM_VF]), NovaConf(device_spec=tuple(RM_SPEC)),
+                             DEFAULT_TARGET)
+    assert [finding.message for finding in findings] == [
+        f"PCI devices are described but [pci] report_in_placement is false: nova-compute "
+        f"{DEFAULT_TARGET.number} would refuse to start; set [pci] report_in_placement = True"]

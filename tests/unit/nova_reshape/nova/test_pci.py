@@ -39,18 +39,20 @@ def test_a_request_without_an_alias_comes_from_a_neutron_port():
     assert not PciRequest(1, ({"vendor_id": "10de"},), alias_name="a100").from_neutron_port
 
 
-@pytest.mark.parametrize(("tags", "expected"), [
-    ({}, NeutronTags()),
-    ({"physical_network": "physnet1", "trusted": "true"}, NeutronTags("physnet1")),
-    ({"physical_network": None, "remote_managed": "false"}, NeutronTags()),
-    ({"remote_managed": "True"}, NeutronTags(remote_managed=True)),
-    ({"remote_managed": True, "physical_network": "p2"}, NeutronTags("p2", True)),
-    ({"remote_managed": "yes"}, NeutronTags(remote_managed=True)),
-    ({"resource_class": "CUSTOM_NIC"}, NeutronTags()),
+@pytest.mark.parametrize(("tags", "expected", "neutrons"), [
+    ({}, NeutronTags(), False),
+    ({"physical_network": "physnet1", "trusted": "true"}, NeutronTags("physnet1"), True),
+    ({"physical_network": None, "remote_managed": "false"}, NeutronTags(), False),
+    # nova 34 reports a remote_managed device without a physical network itself.
+    ({"remote_managed": "True"}, NeutronTags(remote_managed=True), False),
+    ({"remote_managed": True, "physical_network": "p2"}, NeutronTags("p2", True), True),
+    ({"remote_managed": "yes"}, NeutronTags(remote_managed=True), False),
+    ({"resource_class": "CUSTOM_NIC"}, NeutronTags(), False),
 ])
-def test_one_rule_says_which_devices_are_neutrons(tags, expected):
+def test_only_a_physical_network_makes_a_device_neutrons(tags, expected, neutrons):
     assert neutron_tags(tags) == expected
-    assert neutron_tags(tags).belong_to_neutron == (expected != NeutronTags())
+    assert neutron_tags(tags).belong_to_neutron is neutrons
+    assert neutron_tags(tags).tagged is (expected != NeutronTags())
 
 
 def test_the_tags_read_as_the_dry_run_lists_them():

@@ -120,6 +120,9 @@ def test_the_pools_tags_say_whether_the_device_is_neutrons():
              vf_pool(address="0000:5e:00.0", remote_managed="true"))
     assert pool_neutron_tags(VF, pools) == NeutronTags("physnet1")
     assert pool_neutron_tags(VF, (vf_pool(remote_managed="false"),)) == NeutronTags()
+    remote_managed = pool_neutron_tags(VF, (vf_pool(remote_managed="true"),))
+    assert remote_managed == NeutronTags(remote_managed=True)
+    assert not remote_managed.belong_to_neutron  # recorded, but the device is nova's
 
 
 def test_no_pool_or_pools_that_disagree_say_nothing():

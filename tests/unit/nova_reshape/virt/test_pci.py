@@ -9,6 +9,7 @@ from nova_reshape.virt.pci import PciShim, left_to_neutron, provider_name
 from tests.unit.nova_reshape.virt.helpers import (
     I1,
     I2,
+    MIG,
     NODE,
     ROOT,
     body,
@@ -141,6 +142,7 @@ def test_unknown_device_in_use_fails():
         PciShim({NODE: desc}).update_provider_tree(tree_with_root({}), NODE)
 
 
+RM_PF = f"{NODE}_0000:AF:00.0"
 NEUTRON_DEVICES = [
     *DEVICES,
     {"address": "0000:af:00.2", "vendor_id": "15b3", "product_id": "101e", "type": "type-VF",
@@ -148,20 +150,29 @@ NEUTRON_DEVICES = [
 ]
 
 
-def test_neutron_devices_get_no_provider_and_are_listed():
+def test_physnet_devices_get_no_provider_and_are_listed_remote_managed_ones_do():
     tree = tree_with_root({"VCPU": record(8)})
     desc = _node(devices=NEUTRON_DEVICES)
     PciShim({NODE: desc}).update_provider_tree(tree, NODE)
     assert sorted(tree.data(rp).name for rp in tree.get_provider_uuids(NODE)) == sorted(
-        [NODE, GPU, PF])
-    assert left_to_neutron(desc) == ("0000:5e:00.0 (type-PCI, physical_network physnet1)",
-                                     "0000:af:00.2 (type-VF, remote_managed)")
+        [NODE, GPU, PF, RM_PF])
+    # nova 34 reports a remote_managed VF without physical network on its PF's provider.
+    assert tree.data(RM_PF).inventory == {"CUSTOM_PCI_15B3_101E": {"total": 1, "max_unit": 1}}
+    assert left_to_neutron(desc) == ("0000:5e:00.0 (type-PCI, physical_network physnet1)",)
 
 
-def test_devices_held_through_ports_leave_the_allocations_alone():
-    tree, allocations, _ = _reshaped(_node(
-        [{"uuid": I1, "pci": ["0000:d8:00.0", "0000:5e:00.0", "0000:af:00.2"]},
-         {"uuid": I2, "pci": ["0000:af:00.2"]}], devices=NEUTRON_DEVICES))
+def test_port_held_physnet_devices_keep_their_allocations_remote_managed_ones_get_one():
+    """What nova's healing does: a physnet device held through a port is left alone; a
+    remote_managed one counts for its holder when Placement has the consumer, and
+    nothing is made for a holder Placement does not have (MIG)."""
+    tree, allocations, shim = _reshaped(_node(
+        [{"uuid": I1, "pci": ["0000:d8:00.0", "0000:5e:00.0"]},
+         {"uuid": I2, "pci": ["0000:af:00.2"]},
+         {"uuid": MIG, "pci": ["0000:3b:00.2"]}], devices=NEUTRON_DEVICES))
     assert held(allocations, I1, tree) == {NODE: {"VCPU": 2},
                                            GPU: {"CUSTOM_PCI_10DE_20B5": 1}}
-    assert held(allocations, I2, tree) == {NODE: {"VCPU": 1}}
+    assert held(allocations, I2, tree) == {NODE: {"VCPU": 1},
+                                           RM_PF: {"CUSTOM_PCI_15B3_101E": 1}}
+    assert MIG not in allocations
+    assert sorted((m.consumer, m.resource_class) for m in shim.moves) == [
+        (I1, "CUSTOM_PCI_10DE_20B5"), (I2, "CUSTOM_PCI_15B3_101E")]
