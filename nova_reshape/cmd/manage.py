@@ -66,6 +66,7 @@ from nova_reshape.cmd import (
     from_nova,
     nova_cells,
     output,
+    placement_rights,
     report_file,
     request,
 )
@@ -261,6 +262,10 @@ def migrate_compute_inventory(migrate_request: MigrateRequest, out: TextIO,
     opener = placement_opener(migrate_request.placement,
                               NovaConfigPaths(migrate_request.nova_configs))
     hosts, options = read_inputs(migrate_request, out, err)
+    if migrate_request.placement.url:  # the token's rights, before any write
+        with opener() as placement:
+            placement_rights.check_rights(placement, migrate_request.placement.url,
+                                          dry_run=migrate_request.dry_run)
     progress = progress_callback(err, migrate_request.output_format,
                                  force=migrate_request.progress)
     if options.numa_in_placement:

@@ -21,6 +21,7 @@ from nova_reshape.compute import migrate
 from placement_wsgi.direct import PlacementDirect
 from tests.fixtures import killed_runs
 from tests.fixtures.config import make_conf
+from tests.fixtures.databases import checksum
 from tests.fixtures.killed_runs import children as _children
 from tests.fixtures.killed_runs import command as _command
 from tests.fixtures.killed_runs import generate as _generate
@@ -212,3 +213,25 @@ def test_json_dry_run_plan_is_what_the_run_writes(db_url, tmp_path):
         assert plan["reshaper"]["allocations"].keys() == plan["allocations"].keys()
     code, text, _ = _main(*_command(conf, out, "--format", "json"))
     assert json.loads(text)["nodes"][0]["plan"]["create"] == []
+
+
+@pytest.mark.parametrize("raw_placement", ["http"], indirect=True)
+@pytest.mark.parametrize(("headers", "denied"), [
+    (["--token", "admin", "--header", "X-Roles: admin"], "POST /reshaper with 403"),
+    (["--token", "reader", "--header", "X-Roles: reader"], "GET /resource_providers with 403"),
+])
+def test_a_token_without_the_rights_is_refused_before_anything_is_written(
+        raw_placement, database, db_url, tmp_path, headers, denied):
+    out = str(tmp_path / "hosts")
+    helpers.generator.generate(raw_placement, out, hosts=2, instances=3)
+    before = checksum(database)
+    code, text, err = _main("placement", "migrate_compute_inventory", "--placement-url",
+                            raw_placement.base_url, *headers, "--host-file", out)
+    assert (code, text) == (manage.EXIT_BAD_INPUT, ""), err
+    assert err.count("\n") == 1 and "Traceback" not in err, err
+    assert err.startswith(f"nova-reshape-manage: error: Placement at {raw_placement.base_url} "
+                          f"answered {denied} (")
+    assert err.endswith("; give a token with that role (--token, --header); nothing was "
+                        "written\n")
+    assert checksum(database) == before
+    assert _children(db_url) == 0
