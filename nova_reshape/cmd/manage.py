@@ -35,6 +35,9 @@ Exit status:
 * 4 - generation conflicts remained on some node after the retries
   (another writer is active); the other nodes are done, run again;
 * 5 - an invariant was violated after a node was written; the run stopped.
+* 130 / 143 - stopped by SIGINT / SIGTERM (workers too); one line says how
+  many nodes were written, the others are untouched; run again
+  (:mod:`placement_wsgi.cmd.signals`).
 
 The command line becomes one typed request (:mod:`nova_reshape.cmd.request`)
 before anything is read; whatever stops a command early is a
@@ -63,6 +66,7 @@ from nova_reshape.cmd import (
     from_nova,
     nova_cells,
     output,
+    placement_rights,
     report_file,
     request,
 )
@@ -76,6 +80,7 @@ from nova_reshape.cmd.refusal import (  # noqa: F401 - the exit statuses, re-exp
     PROGRAM,
     STATUS_EXITS,
     ExitClass,
+    Interruption,
     Refusal,
 )
 from nova_reshape.cmd.request import HostFiles, MigrateRequest, NovaDatabase, PlacementAccess
@@ -88,6 +93,7 @@ from nova_reshape.virt import releases
 from nova_reshape.virt.described import nodes_of
 from nova_reshape.virt.host import Host, HostDescriptionError, load_hosts
 from placement_wsgi import service
+from placement_wsgi.cmd import signals
 from placement_wsgi.db import preflight
 
 
@@ -256,6 +262,10 @@ def migrate_compute_inventory(migrate_request: MigrateRequest, out: TextIO,
     opener = placement_opener(migrate_request.placement,
                               NovaConfigPaths(migrate_request.nova_configs))
     hosts, options = read_inputs(migrate_request, out, err)
+    if migrate_request.placement.url:  # the token's rights, before any write
+        with opener() as placement:
+            placement_rights.check_rights(placement, migrate_request.placement.url,
+                                          dry_run=migrate_request.dry_run)
     progress = progress_callback(err, migrate_request.output_format,
                                  force=migrate_request.progress)
     if options.numa_in_placement:
@@ -264,13 +274,39 @@ def migrate_compute_inventory(migrate_request: MigrateRequest, out: TextIO,
         show = output.show_for(migrate_request)
         settings = migrate.Settings(dry_run=migrate_request.dry_run, options=options,
                                     show=report.show(show) if report else show)
-        results = _run(migrate_request, opener, hosts, settings, progress,
-                       report.finished if report else None)
+        tally = WrittenTally(report.finished if report else None)
+        try:
+            results = _run(migrate_request, opener, hosts, settings, progress, tally)
+        except KeyboardInterrupt as stop:
+            raise tally.interruption(stop, migrate_request.report) from None
         code = exit_code(results)
         if report:
             report.close(report_file.outcome(code, migrate_request.dry_run))
     output.write_report(migrate_request, results, code, out)
     return code
+
+
+class WrittenTally:
+    """The nodes written so far (a ``finished`` callback, passed on to ``then``), for
+    the line an interrupted run prints: every other node is untouched, since a
+    node's write is one transaction."""
+
+    def __init__(self, then: migrate.Finished | None = None) -> None:
+        self.then = then
+        self.written = 0
+
+    def __call__(self, result: migrate.NodeResult) -> None:
+        if result.status in (migrate.MIGRATED, migrate.UPDATED):
+            self.written += 1
+        if self.then:
+            self.then(result)
+
+    def interruption(self, stop: KeyboardInterrupt, report: str | None) -> Interruption:
+        """The run's one line once ``stop`` ended it."""
+        detail = f" (listed in {report})" if report else ""
+        return Interruption(stop, f"{self.written} node(s) were written{detail}, every "
+                            "other node is untouched; running again is safe and "
+                            "completes the rest")
 
 
 def _run(migrate_request: MigrateRequest, opener: parallel.Opener, hosts: Sequence[Host],
@@ -307,9 +343,8 @@ def _exit_status(command: Callable[[], int], migrate_request: MigrateRequest | N
     except (sa.exc.SQLAlchemyError, requests.RequestException, exception.NovaException,
             OSError) as error:
         stop = _failure(error)
-    except KeyboardInterrupt:
-        err.write(f"{PROGRAM}: interrupted; running again is safe\n")
-        return EXIT_FAILED
+    except KeyboardInterrupt as interrupted:
+        stop = Interruption(interrupted, "what was written is complete; running again is safe")
     output.write_refusal(stop, migrate_request, out, err)
     return stop.exit_code
 
@@ -325,11 +360,12 @@ def main(argv: Sequence[str] | None = None, out: TextIO | None = None,
     if not args.verbose:
         # The tracker logs its reshape at INFO and conflicts it retries at INFO.
         logging.getLogger("nova_reshape").setLevel(logging.WARNING)
-    if getattr(args, "run", None):  # commands kept in their own modules
-        return _exit_status(lambda: args.run(args, out, err), None, out, err)
-    migrate_request = MigrateRequest.from_args(args)
-    return _exit_status(lambda: migrate_compute_inventory(migrate_request, out, err),
-                        migrate_request, out, err)
+    with signals.interruptible():
+        if getattr(args, "run", None):  # commands kept in their own modules
+            return _exit_status(lambda: args.run(args, out, err), None, out, err)
+        migrate_request = MigrateRequest.from_args(args)
+        return _exit_status(lambda: migrate_compute_inventory(migrate_request, out, err),
+                            migrate_request, out, err)
 
 
 if __name__ == "__main__":  # pragma: no cover

@@ -15,6 +15,7 @@ from nova_reshape.compute import node_result
 from nova_reshape.compute.preflight import Finding
 from nova_reshape.novadb.cells import CellConflict
 from nova_reshape.novadb.readonly import BadDatabaseURL, DatabaseReadError
+from placement_wsgi.cmd import signals
 
 #: The command's name, which every line it prints about itself starts with.
 PROGRAM = "nova-reshape-manage"
@@ -51,6 +52,9 @@ class ExitClass(enum.Enum):
     BAD_INPUT = "bad-input"
     #: The inputs were read and disagree: nothing was written (the findings say why).
     REFUSED = "refused"
+    #: SIGINT or SIGTERM stopped the command between two writes; running
+    #: again is safe. Its status is the signal's (:mod:`placement_wsgi.cmd.signals`).
+    INTERRUPTED = "interrupted"
 
 
 #: The exit status of each class of refusal.
@@ -58,6 +62,7 @@ EXIT_CODES: dict[ExitClass, int] = {
     ExitClass.FAILED: EXIT_FAILED,
     ExitClass.BAD_INPUT: EXIT_BAD_INPUT,
     ExitClass.REFUSED: EXIT_REFUSED,
+    ExitClass.INTERRUPTED: signals.exit_status(KeyboardInterrupt()),
 }
 
 
@@ -78,6 +83,20 @@ class Refusal(Exception):
     @property
     def exit_code(self) -> int:
         return EXIT_CODES[self.exit_class]
+
+
+class Interruption(Refusal):
+    """A command stopped by a signal: its line, and the signal's exit status
+    (130 after SIGINT, 143 after SIGTERM)."""
+
+    def __init__(self, stop: KeyboardInterrupt, message: str) -> None:
+        super().__init__(ExitClass.INTERRUPTED,
+                         f"interrupted by {signals.signal_name(stop)}; {message}")
+        self.stop = stop
+
+    @property
+    def exit_code(self) -> int:
+        return signals.exit_status(self.stop)
 
 
 def database_refusal(error: DatabaseReadError) -> Refusal:

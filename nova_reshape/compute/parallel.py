@@ -16,6 +16,12 @@ The two phases stay global:
    before its next node (the rest are ``not-run``), as a single process run
    does. A worker whose parent died stops the same way.
 
+SIGINT and SIGTERM (to the parent, or to the whole group as Ctrl-C and
+``systemctl stop`` send them) set that stop flag too: every worker finishes
+the node it is writing and stops; the parent waits for their last results,
+then raises the ``KeyboardInterrupt`` so the command says how many nodes
+were written. No worker outlives the run.
+
 Each node's compact result (:class:`~nova_reshape.compute.node_result.NodeResult`,
 no trees) goes to the parent as a :class:`Finished` message as soon as the
 node is final, so neither side holds more than those summaries and one
@@ -40,6 +46,7 @@ from nova_reshape import exception
 from nova_reshape.compute import migrate
 from nova_reshape.virt.described import nodes_of
 from nova_reshape.virt.host import Host
+from placement_wsgi.cmd import signals
 
 #: Opens a transport in a worker; must pickle (a module-level function or a
 #: ``functools.partial`` of one), since workers are spawned, not forked.
@@ -108,6 +115,7 @@ def _worker(opener: Opener, hosts: list[Host], names: list[str], settings: migra
             connection: multiprocessing.connection.Connection, stop_flag: Any,
             parent: int) -> None:
     """One worker's whole life: check, wait for the verdict, write, report."""
+    signals.defer_to(stop_flag.set)  # stop at the next node, never in one
     def progress(phase: str, done: int, total: int) -> None:
         connection.send(Progress(phase))
 
@@ -202,8 +210,16 @@ class ParallelMigration:
             theirs.close()
             pipes.append(ours)
             processes.append(process)
+        conductor = _Conductor(pipes, stop_flag, self.progress, self.settings.dry_run,
+                               to_check=self._to_check(), finished=self.finished)
         try:
-            return self._conduct(pipes, stop_flag)
+            return self._conduct(conductor)
+        except KeyboardInterrupt:
+            # Every worker stops after its node; their last results still count.
+            stop_flag.set()
+            with contextlib.suppress(Exception):
+                conductor.follow()
+            raise
         finally:
             stop_flag.set()
             for pipe in pipes:
@@ -213,11 +229,10 @@ class ParallelMigration:
                 if process.is_alive():
                     process.kill()
 
-    def _conduct(self, pipes: Sequence[multiprocessing.connection.Connection],
-                 stop_flag: Any) -> list[migrate.NodeResult]:
-        to_check = sum(not node.is_ironic for node in self.nodes.values())
-        conductor = _Conductor(pipes, stop_flag, self.progress, self.settings.dry_run,
-                               to_check=to_check, finished=self.finished)
+    def _to_check(self) -> int:
+        return sum(not node.is_ironic for node in self.nodes.values())
+
+    def _conduct(self, conductor: _Conductor) -> list[migrate.NodeResult]:
         results = conductor.follow()
         self.calls = conductor.calls
         order = {name: index for index, name in enumerate(self.nodes)}
@@ -245,12 +260,14 @@ class _Conductor:
         #: Placement calls of the workers that are done.
         self.calls = 0
         self.failure: BaseException | None = None
+        self.open_pipes = {id(pipe): pipe for pipe in self.pipes}
 
     def follow(self) -> list[migrate.NodeResult]:
         """Serve the workers until every one has closed its pipe; raise a worker's error.
 
-        Every node's result, in the order they finished."""
-        open_pipes = {id(pipe): pipe for pipe in self.pipes}
+        Every node's result, in the order they finished. Called again after
+        an interruption, it goes on where it stopped."""
+        open_pipes = self.open_pipes
         while open_pipes:
             for pipe in multiprocessing.connection.wait(list(open_pipes.values())):
                 try:
@@ -294,7 +311,9 @@ class _Conductor:
         self.checked[worker] = (refused, pending)
         if len(self.checked) < len(self.pipes):
             return
-        refused = any(refused for refused, _ in self.checked.values())
+        # An interrupted run (stop flag set) writes nothing more either.
+        refused = self.stop_flag.is_set() or any(
+            refused for refused, _ in self.checked.values())
         verdict = (Verdict.ABANDON if refused else Verdict.KEEP if self.dry_run
                    else Verdict.WRITE)
         self.totals["migrate"] = sum(pending for _, pending in self.checked.values())

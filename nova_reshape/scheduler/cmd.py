@@ -34,6 +34,7 @@ from nova_reshape.scheduler.pipeline import FilterScheduler
 from nova_reshape.scheduler.prefilter_report import render_steps, scenario_request_filters
 from nova_reshape.scheduler.result import render_table, result_to_dict, scenario_error_dict
 from nova_reshape.scheduler.scenario import load_scenario
+from placement_wsgi.cmd import signals
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -125,9 +126,22 @@ def explain_live(args: argparse.Namespace) -> int:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    """Console entry point (``nova-reshape-scheduler = nova_reshape.scheduler.cmd:main``)."""
+    """Console entry point (``nova-reshape-scheduler = nova_reshape.scheduler.cmd:main``).
+
+    SIGINT and SIGTERM stop it with one line and the signal's status (130/143):
+    it only reads, so nothing is left behind."""
     parser = _parser()
     args = parser.parse_args(argv)
+    try:
+        with signals.interruptible():
+            return _command(parser, args)
+    except KeyboardInterrupt as stop:
+        sys.stderr.write(f"nova-reshape-scheduler: interrupted by {signals.signal_name(stop)}"
+                         "; nothing was written\n")
+        return signals.exit_status(stop)
+
+
+def _command(parser: argparse.ArgumentParser, args: argparse.Namespace) -> int:
     if args.command == "explain":
         live = args.placement or args.placement_database
         if bool(live) == bool(args.scenario):

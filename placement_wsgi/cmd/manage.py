@@ -15,7 +15,9 @@ database server is unreachable), 2 bad usage or a configuration to fix
 (config files, option values, the database URL or the database it names),
 3 ``db import`` refused (the target is not empty, the source lacks a table,
 or the copy's checks failed: one line on standard error, nothing written;
-see :mod:`placement_wsgi.db.importer` and docs/db-import.md).
+see :mod:`placement_wsgi.db.importer` and docs/db-import.md), 130/143
+stopped by SIGINT/SIGTERM (:mod:`placement_wsgi.cmd.signals`; running again
+is safe).
 Unlike the service, the database is not waited for: a command that cannot
 reach it fails at once. The database is checked
 (:mod:`placement_wsgi.db.preflight`) before it is opened: ``db sync`` is
@@ -34,6 +36,7 @@ import sqlalchemy as sa
 from oslo_config import cfg
 
 from placement_wsgi import service
+from placement_wsgi.cmd import signals
 from placement_wsgi.db import importer, migration, preflight
 from placement_wsgi.db.database import Database
 
@@ -136,8 +139,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     command = _COMMANDS[(args.category, args.action)]
     try:
-        conf = service.load_conf(config_files=args.config_files)
-        return command(conf, args)
+        with signals.interruptible():
+            conf = service.load_conf(config_files=args.config_files)
+            return command(conf, args)
     except importer.ImportRefused as error:
         sys.stderr.write(f"{PROGRAM}: refused: {error}\n")
         return EXIT_REFUSED
@@ -147,8 +151,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     except (cfg.Error, ValueError, ImportError, RuntimeError, OSError,
             sa.exc.SQLAlchemyError) as error:
         message = service.one_line(error)
-    except KeyboardInterrupt:
-        message = "interrupted"
+    except KeyboardInterrupt as stop:
+        # db import copies in one transaction, db sync records each step's revision.
+        sys.stderr.write(f"{PROGRAM}: interrupted by {signals.signal_name(stop)}; what was "
+                         "written is complete or rolled back, running again is safe\n")
+        return signals.exit_status(stop)
     sys.stderr.write(f"{PROGRAM}: error: {message}\n")
     return 1
 

@@ -13,57 +13,26 @@ import os
 import signal
 import subprocess
 import sys
-import time
 
 import pytest
-import sqlalchemy as sa
 
 from nova_reshape.cmd import manage
 from nova_reshape.compute import migrate
-from placement_wsgi.db import tables
 from placement_wsgi.direct import PlacementDirect
+from tests.fixtures import killed_runs
 from tests.fixtures.config import make_conf
+from tests.fixtures.databases import checksum
+from tests.fixtures.killed_runs import children as _children
+from tests.fixtures.killed_runs import command as _command
+from tests.fixtures.killed_runs import generate as _generate
+from tests.fixtures.killed_runs import wait_until_writing
 from tests.functional.nova_reshape import migrate_helpers as helpers
-
-
-def _generate(db_url, tmp_path, hosts=2, **kwargs):
-    out = str(tmp_path / "hosts")
-    with PlacementDirect(make_conf(db_url)) as placement:
-        helpers.generator.generate(placement, out, hosts=hosts, **kwargs)
-    conf = tmp_path / "placement.conf"
-    helpers.generator.write_config(str(conf), db_url)
-    return out, str(conf)
 
 
 def _main(*argv):
     out, err = io.StringIO(), io.StringIO()
     code = manage.main(list(argv), out=out, err=err)
     return code, out.getvalue(), err.getvalue()
-
-
-def _command(conf, out, *extra):
-    return ["--config-file", conf, "placement", "migrate_compute_inventory",
-            "--host-file", out, *extra]
-
-
-def _children(db_url):
-    engine = sa.create_engine(db_url)
-    try:
-        with engine.connect() as connection:
-            rp = tables.resource_providers
-            return connection.execute(sa.select(sa.func.count()).select_from(rp).where(
-                rp.c.parent_provider_id.is_not(None))).scalar_one()
-    finally:
-        engine.dispose()
-
-
-def wait_until_writing(db_url, process, seconds: float = 120) -> None:
-    """Return once the command has created a child provider (or ended, or timed out)."""
-    deadline = time.monotonic() + seconds
-    while _children(db_url) == 0 and time.monotonic() < deadline:
-        if process.poll() is not None:
-            return
-        time.sleep(0.01)
 
 
 def test_migrate_then_nothing_to_do(db_url, tmp_path):
@@ -191,23 +160,10 @@ def test_killed_mid_run_then_rerun_completes(db_url, tmp_path):
     killed_with = _children(db_url)
     assert 0 < killed_with < hosts * 4, "the kill did not land mid-run"
     # In-process each node is written in one transaction: untouched or complete.
-    with PlacementDirect(make_conf(db_url)) as placement:
-        for index in range(hosts):
-            shape = helpers.tree(placement, helpers.generator.stable_uuid(0, f"cmp-{index:04d}"))
-            written = len(shape) == 5 and "VGPU" not in shape[f"cmp-{index:04d}"]["inventory"]
-            assert written or len(shape) == 1, (index, shape)
+    killed_runs.assert_untouched_or_complete(db_url, hosts)
     code, text, err = _main(*_command(conf, out))
     assert code == 0, (text, err)
-    with PlacementDirect(make_conf(db_url)) as placement:
-        expected = helpers.expected_totals(out)
-        assert helpers.actual_totals(placement, expected) == expected
-        for index in range(hosts):
-            root = helpers.generator.stable_uuid(0, f"cmp-{index:04d}")
-            shape = helpers.tree(placement, root)
-            assert "VGPU" not in shape[f"cmp-{index:04d}"]["inventory"]
-            assert len(shape) == 5
-        assert helpers.over_capacity(placement, root) == []
-    assert _children(db_url) == hosts * 4
+    killed_runs.assert_all_migrated(db_url, out, hosts)
 
 
 def test_nova_config_disagreement_refuses_with_the_key_to_change(db_url, tmp_path):
@@ -257,3 +213,25 @@ def test_json_dry_run_plan_is_what_the_run_writes(db_url, tmp_path):
         assert plan["reshaper"]["allocations"].keys() == plan["allocations"].keys()
     code, text, _ = _main(*_command(conf, out, "--format", "json"))
     assert json.loads(text)["nodes"][0]["plan"]["create"] == []
+
+
+@pytest.mark.parametrize("raw_placement", ["http"], indirect=True)
+@pytest.mark.parametrize(("headers", "denied"), [
+    (["--token", "admin", "--header", "X-Roles: admin"], "POST /reshaper with 403"),
+    (["--token", "reader", "--header", "X-Roles: reader"], "GET /resource_providers with 403"),
+])
+def test_a_token_without_the_rights_is_refused_before_anything_is_written(
+        raw_placement, database, db_url, tmp_path, headers, denied):
+    out = str(tmp_path / "hosts")
+    helpers.generator.generate(raw_placement, out, hosts=2, instances=3)
+    before = checksum(database)
+    code, text, err = _main("placement", "migrate_compute_inventory", "--placement-url",
+                            raw_placement.base_url, *headers, "--host-file", out)
+    assert (code, text) == (manage.EXIT_BAD_INPUT, ""), err
+    assert err.count("\n") == 1 and "Traceback" not in err, err
+    assert err.startswith(f"nova-reshape-manage: error: Placement at {raw_placement.base_url} "
+                          f"answered {denied} (")
+    assert err.endswith("; give a token with that role (--token, --header); nothing was "
+                        "written\n")
+    assert checksum(database) == before
+    assert _children(db_url) == 0

@@ -14,13 +14,13 @@ import os
 import signal
 import subprocess
 import sys
-import time
 
 from nova_reshape.cmd import manage
 from nova_reshape.compute import migrate, parallel
 from nova_reshape.virt.host import load_hosts
 from placement_wsgi import errors
 from placement_wsgi.direct import PlacementDirect
+from tests.fixtures import killed_runs
 from tests.fixtures.config import make_conf
 from tests.functional.nova_reshape import migrate_helpers as helpers
 from tests.functional.nova_reshape.cmd.test_manage import (
@@ -108,14 +108,6 @@ def test_a_database_no_worker_could_open_is_one_line_before_any_starts(db_url, t
     assert f"the directory {tmp_path}/no does not exist" in err
 
 
-def _group_alive(group: int) -> bool:
-    try:
-        os.killpg(group, 0)
-    except ProcessLookupError:
-        return False
-    return True
-
-
 def test_parent_killed_mid_run_workers_stop_and_a_rerun_completes(db_url, tmp_path):
     hosts = 40
     out, conf = _generate(db_url, tmp_path, hosts=hosts, instances=8, kinds=())
@@ -128,13 +120,9 @@ def test_parent_killed_mid_run_workers_stop_and_a_rerun_completes(db_url, tmp_pa
         wait_until_writing(db_url, process)
         process.send_signal(signal.SIGKILL)  # the parent only, as the OOM killer would
         process.wait(30)
-        deadline = time.monotonic() + 60
-        while _group_alive(group) and time.monotonic() < deadline:
-            time.sleep(0.1)
-        assert not _group_alive(group), "workers went on after their parent died"
+        assert killed_runs.group_gone(group), "workers went on after their parent died"
     finally:
-        with contextlib.suppress(ProcessLookupError):
-            os.killpg(group, signal.SIGKILL)
+        killed_runs.kill_group(group)
     assert 0 < _children(db_url) < hosts * 4, "the kill did not land mid-run"
     code, text, err = _main(*_command(conf, out, "--workers", "2"))
     assert code == manage.EXIT_OK, (text, err)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import io
+import signal
 
 import pytest
 import requests
@@ -11,6 +12,8 @@ import sqlalchemy as sa
 from nova_reshape import exception
 from nova_reshape.cmd import manage
 from nova_reshape.cmd.refusal import ExitClass, Refusal
+from nova_reshape.compute import migrate
+from placement_wsgi.cmd import signals
 
 MIGRATE = ["placement", "migrate_compute_inventory", "--host-file", "hosts/"]
 
@@ -28,7 +31,9 @@ def _main(*argv: str) -> tuple[int, str, str]:
     (OSError("disk"), 1, "error: OSError: disk"),
     (sa.exc.OperationalError("SELECT 1", {}, Exception("gone\nmore")), 1,
      "error: database: "),
-    (KeyboardInterrupt(), 1, "interrupted; running again is safe"),
+    (KeyboardInterrupt(), 130,
+     "error: interrupted by SIGINT; what was written is complete; running again is safe"),
+    (signals.Interrupted(signal.SIGTERM), 143, "error: interrupted by SIGTERM; "),
 ])
 def test_what_stops_the_command_is_one_line_and_its_exit_status(monkeypatch, raised, code,
                                                                   line):
@@ -67,3 +72,16 @@ def test_a_reader_refuses_an_unusable_placement_choice(tmp_path):
                            str(hosts), "--header", "X: y")
     assert (code, out) == (2, "")
     assert err == "nova-reshape-manage: error: --header only applies to --placement-url\n"
+
+
+def test_an_interrupted_run_counts_the_nodes_written():
+    seen = []
+    tally = manage.WrittenTally(seen.append)
+    for status in ("migrated", "updated", "unchanged", "failed", "not-run"):
+        tally(migrate.NodeResult("n", status))
+    assert tally.written == 2 and len(seen) == 5
+    interruption = tally.interruption(signals.Interrupted(signal.SIGTERM), "run.html")
+    assert interruption.exit_code == 143
+    assert interruption.message == (
+        "interrupted by SIGTERM; 2 node(s) were written (listed in run.html), every other "
+        "node is untouched; running again is safe and completes the rest")
