@@ -106,6 +106,29 @@ def is_connection_error(error: BaseException) -> bool:
     return False
 
 
+_PG_DISK_FULL_STATE = "53100"
+_MYSQL_DISK_FULL_CODES = {1021, 1114}
+
+
+def is_out_of_space(error: BaseException) -> bool:
+    """True when ``error`` says the database's disk (or table space) is full.
+
+    SQLite's ``database or disk is full``, PostgreSQL's ``disk_full``
+    (53100), MySQL/MariaDB's 1021 (disk full) and 1114 (table is full).
+    Not retried: only freeing space cures it.
+    """
+    if not isinstance(error, exc.DBAPIError):
+        return False
+    orig = error.orig
+    if (getattr(orig, "sqlstate", None) or getattr(orig, "pgcode", None)) == _PG_DISK_FULL_STATE:
+        return True
+    args = getattr(orig, "args", ())
+    if args and isinstance(args[0], int) and args[0] in _MYSQL_DISK_FULL_CODES:
+        return True
+    message = str(orig).lower()
+    return "database or disk is full" in message or "no space left on device" in message
+
+
 def is_transient(error: BaseException) -> bool:
     """True when ``error`` is a database failure worth retrying as is."""
     if isinstance(error, exc.DBAPIError):
@@ -238,6 +261,8 @@ class Database:
             except RetryTransaction:
                 pass
             except exc.DBAPIError as error:
+                if is_out_of_space(error):
+                    raise DatabaseOutOfSpace() from error
                 connection_lost = is_connection_error(error)
                 if not connection_lost and not is_transient(error):
                     raise
@@ -271,6 +296,19 @@ class Database:
 
 class TransactionRetriesExhausted(Exception):
     """A transaction kept failing transiently; reported as a 409 conflict."""
+
+
+class DatabaseOutOfSpace(Exception):
+    """The database's disk is full; reported as a 507 (Insufficient Storage).
+
+    The transaction was rolled back (SQLite, PostgreSQL and MariaDB undo a
+    write that could not be stored), so nothing was changed; it is not
+    retried, since only freeing space cures it.
+    """
+
+    def __init__(self) -> None:
+        super().__init__("The database is out of space; nothing was changed. Free space on "
+                         "the database's disk, then try again.")
 
 
 class DatabaseUnavailable(Exception):

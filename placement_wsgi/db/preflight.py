@@ -14,9 +14,10 @@ unless the caller is the one that creates databases (:attr:`Access.CREATE`,
 ``placement-manage db sync`` and ``sync_on_startup``).
 
 Each command turns a finding into its own one-line error and exit status:
-a configuration problem (every :class:`Problem` but :attr:`Problem.UNREACHABLE`)
-is the operator's to fix; an unreachable server may come back, so it is
-the only one worth waiting for or retrying.
+a configuration problem (every :class:`Problem` but :attr:`Problem.UNREACHABLE`
+and :attr:`Problem.DISK_FULL`) is the operator's to fix; an unreachable
+server may come back and a full disk may get space again, so those are
+worth waiting for or retrying.
 """
 
 from __future__ import annotations
@@ -55,6 +56,7 @@ class Problem(enum.Enum):
     NO_FILE = "no-file"
     NOT_A_DATABASE = "not-a-database"
     UNREACHABLE = "unreachable"
+    DISK_FULL = "disk-full"
     NO_DATABASE = "no-database"
     BAD_CREDENTIALS = "bad-credentials"
     NO_SCHEMA = "no-schema"
@@ -62,8 +64,9 @@ class Problem(enum.Enum):
 
     @property
     def transient(self) -> bool:
-        """Whether waiting may cure it (the server may come up); else configuration."""
-        return self is Problem.UNREACHABLE
+        """Whether waiting may cure it (the server may come up, space may be
+        freed); else configuration."""
+        return self in (Problem.UNREACHABLE, Problem.DISK_FULL)
 
 
 class Access(enum.Enum):
@@ -141,6 +144,18 @@ def _sqlite_path(url: sa.engine.URL) -> str | None:
     return None if path in ("", ":memory:") else path
 
 
+def _disk_full(url: sa.engine.URL, message: str) -> bool:
+    """Whether an SQLite file could not be opened for lack of space: SQLite says so,
+    or says ``disk I/O error`` (creating its ``-shm`` file failed) on a full filesystem."""
+    if "database or disk is full" in message:
+        return True
+    path = _sqlite_path(url)
+    try:
+        return path is not None and os.statvfs(os.path.dirname(path) or ".").f_bavail == 0
+    except OSError:
+        return False
+
+
 def check_url(url: str | None, *, setting: str = PLACEMENT_SETTING,
               access: Access = Access.USE) -> Finding | None:
     """What is wrong with ``url`` itself, without connecting: syntax, engine,
@@ -216,6 +231,9 @@ def connect_finding(error: sa.exc.DBAPIError, url: str | sa.engine.URL,
         return Finding(Problem.UNREACHABLE, shown, f"cannot read it ({text})",
                        "another process holds it locked; running again is safe once it is "
                        "free")
+    if sqlite and _disk_full(sa.engine.make_url(url), lowered):
+        return Finding(Problem.DISK_FULL, shown, f"its disk is full ({text})",
+                       "free space on it; running again is safe once there is space")
     if sqlite:
         return Finding(Problem.NOT_A_DATABASE, shown, f"cannot open it ({text})",
                        f"check that {setting} names an SQLite database file")

@@ -16,7 +16,6 @@ import pytest
 import sqlalchemy as sa
 
 from nova_reshape.cmd import manage
-from placement_wsgi.db import tables
 from placement_wsgi.direct import PlacementDirect
 from tests.fixtures import databases
 from tests.fixtures.config import make_conf
@@ -27,21 +26,6 @@ SERVER_ENGINES = [engine for engine in databases.enabled_engines() if engine != 
 
 needs_server = pytest.mark.skipif(not SERVER_ENGINES, reason=(
     "needs NOVA_RESHAPE_TEST_POSTGRESQL or NOVA_RESHAPE_TEST_MYSQL"))
-
-
-def _rows(url: str) -> tuple[list, list]:
-    """Every inventory and allocation row (what a reshape changes)."""
-    engine = sa.create_engine(url)
-    try:
-        with engine.connect() as connection:
-            result = []
-            for table in (tables.inventories, tables.allocations):
-                columns = [c for c in table.columns if c.name not in ("id", "updated_at")]
-                result.append(sorted(tuple(row) for row in connection.execute(
-                    sa.select(*columns))))
-            return result[0], result[1]
-    finally:
-        engine.dispose()
 
 
 def _main(conf: str, out: str) -> tuple[int, str, str]:
@@ -58,7 +42,7 @@ def test_connection_cut_mid_run_stops_then_rerun_completes(engine, tmp_path) -> 
     out = str(tmp_path / "hosts")
     with PlacementDirect(make_conf(url)) as placement:
         helpers.generator.generate(placement, out, hosts=3, instances=4, kinds=())
-    before = _rows(url)
+    before = helpers.placement_rows(url)
     with TcpProxy.for_url(url, lifetime=240) as proxy:
         conf = str(tmp_path / "placement.conf")
         helpers.generator.write_config(conf, proxy.url_for(url))
@@ -73,7 +57,8 @@ def test_connection_cut_mid_run_stops_then_rerun_completes(engine, tmp_path) -> 
                    for line in lines[1:3]), text
         assert "1 failed, 2 not-run." in lines[-1]
         assert "Traceback" not in text + err
-        assert _rows(url) == before  # the node it was on, and every other, untouched
+        # The node it was on, and every other, untouched.
+        assert helpers.placement_rows(url) == before
 
         proxy.restore()
         code, text, err = _main(conf, out)
@@ -127,11 +112,11 @@ def test_a_reshape_whose_commit_answer_is_lost_is_applied_once(engine, tmp_path)
         # The node read again is in its new shape: reported unchanged, not written again.
         assert lines[0].startswith("cmp-0000: unchanged"), text
         assert lines[-1] == "2 migrated, 1 unchanged. Done.", text
-        migrated = _rows(url)
+        migrated = helpers.placement_rows(url)
         code, text, err = _main(conf, out)
         assert (code, err) == (0, ""), text
         assert text.strip().splitlines()[-1] == "3 unchanged. Done.", text
-        assert _rows(url) == migrated
+        assert helpers.placement_rows(url) == migrated
     with PlacementDirect(make_conf(url)) as placement:
         expected = helpers.expected_totals(out)
         assert helpers.actual_totals(placement, expected) == expected
