@@ -71,3 +71,4 @@ def test_writing_until_the_disk_is_full_is_507_then_recovers(full_soon) -> None:
     disk.free()
     assert client.post("/resource_providers", {"name": name}).status_int == 200
     assert _names(database) == sorted([*created, name])
+

@@ -6,7 +6,7 @@ import pytest
 import sqlalchemy as sa
 
 from placement_wsgi.db import tables
-from placement_wsgi.db.database import is_out_of_space, is_transient
+from placement_wsgi.db.database import is_out_of_space, is_transient, sqlite_disk_full
 
 
 def test_postgresql_statements_are_not_prepared_on_the_server(database, engine):
@@ -50,3 +50,21 @@ def test_out_of_space_is_told_apart_from_other_errors(orig, full) -> None:
     assert is_out_of_space(error) is full
     if full:
         assert not is_transient(error)  # not retried: only freeing space cures it
+
+
+@pytest.mark.parametrize("message, free_blocks, full", [
+    ("database or disk is full", 100, True),
+    ("disk I/O error", 0, True),       # the -wal/-shm file could not be created
+    ("disk I/O error", 100, False),    # a real I/O error, not the disk's size
+    ("database is locked", 0, False),
+])
+def test_sqlite_disk_full_needs_sqlite_to_say_so_or_a_full_filesystem(
+        monkeypatch, message, free_blocks, full) -> None:
+    class _Stat:
+        f_bavail = free_blocks
+
+    monkeypatch.setattr("os.statvfs", lambda path: _Stat())
+    url = sa.engine.make_url("sqlite:////var/lib/placement/placement.sqlite")
+    assert sqlite_disk_full(url, message) is full
+    error = sa.exc.OperationalError("INSERT", {}, Exception(message))
+    assert is_out_of_space(error, url) is full
