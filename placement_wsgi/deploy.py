@@ -23,7 +23,12 @@ from placement_wsgi import auth, environ_keys, errors, microversion, util
 from placement_wsgi import conf as placement_conf
 from placement_wsgi.app import PlacementApp
 from placement_wsgi.db import migration
-from placement_wsgi.db.database import Database, DatabaseUnavailable, TransactionRetriesExhausted
+from placement_wsgi.db.database import (
+    Database,
+    DatabaseOutOfSpace,
+    DatabaseUnavailable,
+    TransactionRetriesExhausted,
+)
 from placement_wsgi.router import Router
 
 LOG = logging.getLogger(__name__)
@@ -101,6 +106,8 @@ class MicroversionMiddleware:
         except TransactionRetriesExhausted:
             response = errors.to_response(errors.ConcurrentUpdate(
                 "The database was too busy to complete the request; try again."), request)
+        except DatabaseOutOfSpace as error:
+            response = errors.to_response(errors.InsufficientStorage(str(error)), request)
         except DatabaseUnavailable:
             response = errors.to_response(errors.ServiceUnavailable(
                 errors.DATABASE_UNREACHABLE,

@@ -40,7 +40,7 @@ from wsgi_intercept import requests_intercept
 from placement_wsgi import conf as placement_conf
 from placement_wsgi import deploy, errors
 from placement_wsgi.client import VERSION_HEADER, PlacementClient
-from placement_wsgi.db.database import DatabaseUnavailable
+from placement_wsgi.db.database import DatabaseOutOfSpace, DatabaseUnavailable
 from placement_wsgi.objects import tree_change, tree_state
 
 __all__ = ["SCRIPT_NAME", "VERSION_HEADER", "PlacementClient", "PlacementDirect"]
@@ -186,7 +186,8 @@ class PlacementDirect:
         open database; returns the providers' generations afterwards and
         raises the API's errors (``errors.ConcurrentUpdate`` for a stale
         generation, ``errors.ServiceUnavailable`` when the database stays
-        unreachable, as the app answers), the database untouched. Only while
+        unreachable, ``errors.InsufficientStorage`` when its disk is full, as
+        the app answers), the database untouched. Only while
         open.
 
         It bypasses the REST pipeline (routing, microversions, policy, JSON)
@@ -210,6 +211,8 @@ class PlacementDirect:
                 incomplete_user=conf.incomplete_consumer_user_id, check=check)
         except DatabaseUnavailable as error:  # as the app answers (503)
             raise errors.ServiceUnavailable(errors.DATABASE_UNREACHABLE) from error
+        except DatabaseOutOfSpace as error:  # as the app answers (507)
+            raise errors.InsufficientStorage(str(error)) from error
 
     def __exit__(self, *exc_info: object) -> None:
         try:

@@ -107,6 +107,12 @@ class ServiceUnavailable(PlacementError):
 DATABASE_UNREACHABLE = "The database is unreachable; nothing was changed. Try again later."
 
 
+class InsufficientStorage(PlacementError):
+    """The database's disk is full (:class:`placement_wsgi.db.database.DatabaseOutOfSpace`)."""
+
+    status = 507
+
+
 class NotImplementedYet(PlacementError):
     status = 501
 
@@ -124,6 +130,7 @@ _WEBOB_CLASSES: dict[int, type[webob.exc.HTTPException]] = {
     500: webob.exc.HTTPInternalServerError,
     501: webob.exc.HTTPNotImplemented,
     503: webob.exc.HTTPServiceUnavailable,
+    507: webob.exc.HTTPInsufficientStorage,
 }
 
 

@@ -163,10 +163,11 @@ def wait_for_database(conf: cfg.ConfigOpts, attempts: int, interval: float,
                       access: preflight.Access = preflight.Access.USE,
                       schema: preflight.Schema = preflight.Schema.HEAD) -> None:
     """:func:`check_database`, trying ``attempts`` times ``interval`` seconds apart
-    (-1: forever) while the server is unreachable.
+    (-1: forever) while the server is unreachable or the disk full.
 
     Lets a service started together with its database server (containers,
-    boot) wait for it instead of failing. Only an unreachable server is
+    boot) wait for it instead of failing. Only an unreachable server (or a
+    full disk, :attr:`~placement_wsgi.db.preflight.Problem.transient`) is
     waited for: every other finding (a bad URL, a missing SQLite directory,
     wrong credentials, no schema) ends in :class:`StartupError` at once.
     """

@@ -254,12 +254,15 @@ class Migration:
             if state is None:
                 raise exception.NovaException(message="the node could not be read again")
             simulation = self._plan_again(prepared, state, "read again before its write,")
-            if simulation.plan.empty:  # another writer did it meanwhile
-                result.status, result.moves = UNCHANGED, []
+            if not simulation.plan.empty:
+                simulation = self._execute(prepared, simulation)
+            if simulation.plan.empty:  # done meanwhile: by another writer, or by our own
+                result.status, result.moves = UNCHANGED, []  # write whose answer was lost
+                result.calls += self.placement.calls - start
+                result.writes = self.placement.writes - writes
                 self._show(result, simulation)
                 self._finish(result)
                 return
-            simulation = self._execute(prepared, simulation)
         except invariants.InvariantsBroken as error:
             result.status, result.violations = INVARIANT, error.violations
             result.error = ("the write broke the invariants and was rolled back: nothing of "
@@ -286,7 +289,10 @@ class Migration:
         """Write the node's plan; after a generation conflict read, plan and write
         again from what Placement holds, as nova's resource tracker does, up to
         :data:`CONFLICT_ATTEMPTS` times (the last conflict reaches the caller).
-        The simulation that was written."""
+        The simulation that was written, or an empty one when the node read
+        again after a conflict is already in its new shape (another writer,
+        or this run's own write whose answer was lost): nothing is written
+        twice."""
         for attempt in range(1, CONFLICT_ATTEMPTS):
             try:
                 self.writer.write(self._written(prepared, simulation))
@@ -297,6 +303,8 @@ class Migration:
                          CONFLICT_ATTEMPTS, error)
             state = self._read_batch([prepared])[prepared.root]
             simulation = self._plan_again(prepared, state, "after a conflict")
+            if simulation.plan.empty:
+                return simulation
         self.writer.write(self._written(prepared, simulation))
         return simulation
 

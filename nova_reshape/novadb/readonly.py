@@ -44,6 +44,7 @@ class MissingDatabaseFile(BadDatabaseURL, DatabaseUnreachable):
 
 #: Which error class each finding of the one database check becomes.
 _ERROR_OF = {preflight.Problem.UNREACHABLE: DatabaseUnreachable,
+             preflight.Problem.DISK_FULL: DatabaseUnreachable,
              preflight.Problem.NO_FILE: MissingDatabaseFile,
              preflight.Problem.NO_DATABASE: MissingDatabaseFile}
 

@@ -184,8 +184,9 @@ class Allocations:
             if _is_consumer_conflict(error):
                 raise exception.AllocationUpdateFailed(
                     consumer_uuid=consumer_uuid,
-                    error=f"another process changed the consumer {consumer_uuid} after the "
-                          "report client read the consumer state during the claim")
+                    error=f"the consumer {consumer_uuid} changed after the report client "
+                          "read its state during the claim (another process, or an earlier "
+                          "attempt whose answer was lost); claiming again re-reads it")
             if error.get("code") == "placement.concurrent_update":
                 raise Retry("claim_resources",
                             "another process changed the resource providers involved in our "

@@ -106,6 +106,56 @@ def is_connection_error(error: BaseException) -> bool:
     return False
 
 
+_PG_DISK_FULL_STATE = "53100"
+_MYSQL_DISK_FULL_CODES = {1021, 1114}
+
+
+def sqlite_path(url: sa.engine.URL) -> str | None:
+    """The file an SQLite URL names, or None for an in-memory database."""
+    path = url.database or ""
+    if path.startswith("file:"):  # URI form, sqlite:///file:PATH?uri=true
+        path = path[len("file:"):].partition("?")[0]
+    return None if path in ("", ":memory:") else path
+
+
+def sqlite_disk_full(url: sa.engine.URL, message: str) -> bool:
+    """Whether an SQLite database failed for lack of space: SQLite says so, or says
+    ``disk I/O error`` (creating its ``-wal``/``-shm`` file failed) while the
+    filesystem holding the file has no block left."""
+    message = message.lower()
+    if "database or disk is full" in message:
+        return True
+    path = sqlite_path(url)
+    if "disk i/o error" not in message or path is None:
+        return False
+    try:
+        return os.statvfs(os.path.dirname(os.path.abspath(path))).f_bavail == 0
+    except OSError:
+        return False
+
+
+def is_out_of_space(error: BaseException, url: sa.engine.URL | None = None) -> bool:
+    """True when ``error`` says the database's disk (or table space) is full.
+
+    SQLite's ``database or disk is full`` (or its ``disk I/O error`` on a
+    full filesystem, when ``url`` is given), PostgreSQL's ``disk_full``
+    (53100), MySQL/MariaDB's 1021 (disk full) and 1114 (table is full).
+    Not retried: only freeing space cures it.
+    """
+    if not isinstance(error, exc.DBAPIError):
+        return False
+    orig = error.orig
+    if (getattr(orig, "sqlstate", None) or getattr(orig, "pgcode", None)) == _PG_DISK_FULL_STATE:
+        return True
+    args = getattr(orig, "args", ())
+    if args and isinstance(args[0], int) and args[0] in _MYSQL_DISK_FULL_CODES:
+        return True
+    message = str(orig)
+    if url is not None and url.get_backend_name() == "sqlite":
+        return sqlite_disk_full(url, message)
+    return "database or disk is full" in message or "no space left on device" in message.lower()
+
+
 def is_transient(error: BaseException) -> bool:
     """True when ``error`` is a database failure worth retrying as is."""
     if isinstance(error, exc.DBAPIError):
@@ -238,6 +288,8 @@ class Database:
             except RetryTransaction:
                 pass
             except exc.DBAPIError as error:
+                if is_out_of_space(error, self.url):
+                    raise DatabaseOutOfSpace() from error
                 connection_lost = is_connection_error(error)
                 if not connection_lost and not is_transient(error):
                     raise
@@ -271,6 +323,19 @@ class Database:
 
 class TransactionRetriesExhausted(Exception):
     """A transaction kept failing transiently; reported as a 409 conflict."""
+
+
+class DatabaseOutOfSpace(Exception):
+    """The database's disk is full; reported as a 507 (Insufficient Storage).
+
+    The transaction was rolled back (SQLite, PostgreSQL and MariaDB undo a
+    write that could not be stored), so nothing was changed; it is not
+    retried, since only freeing space cures it.
+    """
+
+    def __init__(self) -> None:
+        super().__init__("The database is out of space; nothing was changed. Free space on "
+                         "the database's disk, then try again.")
 
 
 class DatabaseUnavailable(Exception):

@@ -14,9 +14,10 @@ unless the caller is the one that creates databases (:attr:`Access.CREATE`,
 ``placement-manage db sync`` and ``sync_on_startup``).
 
 Each command turns a finding into its own one-line error and exit status:
-a configuration problem (every :class:`Problem` but :attr:`Problem.UNREACHABLE`)
-is the operator's to fix; an unreachable server may come back, so it is
-the only one worth waiting for or retrying.
+a configuration problem (every :class:`Problem` but :attr:`Problem.UNREACHABLE`
+and :attr:`Problem.DISK_FULL`) is the operator's to fix; an unreachable
+server may come back and a full disk may get space again, so those are
+worth waiting for or retrying.
 """
 
 from __future__ import annotations
@@ -29,6 +30,7 @@ import re
 import sqlalchemy as sa
 
 from placement_wsgi.db import migration
+from placement_wsgi.db.database import sqlite_disk_full, sqlite_path
 
 #: The option that names Placement's database, for the fixes the findings suggest.
 PLACEMENT_SETTING = "[placement_database] connection"
@@ -55,6 +57,7 @@ class Problem(enum.Enum):
     NO_FILE = "no-file"
     NOT_A_DATABASE = "not-a-database"
     UNREACHABLE = "unreachable"
+    DISK_FULL = "disk-full"
     NO_DATABASE = "no-database"
     BAD_CREDENTIALS = "bad-credentials"
     NO_SCHEMA = "no-schema"
@@ -62,8 +65,9 @@ class Problem(enum.Enum):
 
     @property
     def transient(self) -> bool:
-        """Whether waiting may cure it (the server may come up); else configuration."""
-        return self is Problem.UNREACHABLE
+        """Whether waiting may cure it (the server may come up, space may be
+        freed); else configuration."""
+        return self in (Problem.UNREACHABLE, Problem.DISK_FULL)
 
 
 class Access(enum.Enum):
@@ -133,14 +137,6 @@ def parse_url(url: str | sa.engine.URL) -> sa.engine.URL | None:
         return None
 
 
-def _sqlite_path(url: sa.engine.URL) -> str | None:
-    """The file an SQLite URL names, or None for an in-memory database."""
-    path = url.database or ""
-    if path.startswith("file:"):  # URI form, sqlite:///file:PATH?uri=true
-        path = path[len("file:"):].partition("?")[0]
-    return None if path in ("", ":memory:") else path
-
-
 def check_url(url: str | None, *, setting: str = PLACEMENT_SETTING,
               access: Access = Access.USE) -> Finding | None:
     """What is wrong with ``url`` itself, without connecting: syntax, engine,
@@ -170,13 +166,13 @@ def check_url(url: str | None, *, setting: str = PLACEMENT_SETTING,
                        f"the driver {parsed.drivername!r} is not installed ({error})",
                        f"install it, or name an installed driver in {setting}")
     if engine == "sqlite":
-        return _check_sqlite_path(parsed, shown, setting, access)
+        return _checksqlite_path(parsed, shown, setting, access)
     return None
 
 
-def _check_sqlite_path(parsed: sa.engine.URL, shown: str, setting: str,
+def _checksqlite_path(parsed: sa.engine.URL, shown: str, setting: str,
                        access: Access) -> Finding | None:
-    path = _sqlite_path(parsed)
+    path = sqlite_path(parsed)
     if path is None:
         return None
     directory = os.path.dirname(os.path.abspath(path))
@@ -216,6 +212,9 @@ def connect_finding(error: sa.exc.DBAPIError, url: str | sa.engine.URL,
         return Finding(Problem.UNREACHABLE, shown, f"cannot read it ({text})",
                        "another process holds it locked; running again is safe once it is "
                        "free")
+    if sqlite and sqlite_disk_full(sa.engine.make_url(url), text):
+        return Finding(Problem.DISK_FULL, shown, f"its disk is full ({text})",
+                       "free space on it; running again is safe once there is space")
     if sqlite:
         return Finding(Problem.NOT_A_DATABASE, shown, f"cannot open it ({text})",
                        f"check that {setting} names an SQLite database file")
@@ -229,7 +228,7 @@ def _probe_url(url: sa.engine.URL, access: Access) -> sa.engine.URL | None:
     to open (an in-memory database, or an SQLite file still to be created)."""
     if url.get_backend_name() != "sqlite":
         return url
-    path = _sqlite_path(url)
+    path = sqlite_path(url)
     if path is None or (access is Access.CREATE and not os.path.exists(path)):
         return None
     # mode=rw: opened only if it exists, so the probe itself never creates it.

@@ -14,6 +14,10 @@ import os
 import sys
 from typing import Any
 
+import sqlalchemy as sa
+
+from placement_wsgi.db import tables
+
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(__file__))))
 TOOLS = os.path.join(ROOT, "tools")
 
@@ -141,3 +145,18 @@ def read_documents(directory) -> list[dict]:
         with open(os.path.join(directory, name), encoding="utf-8") as stream:
             documents.append(yaml.safe_load(stream))
     return documents
+
+
+def placement_rows(url: str) -> tuple[list, list]:
+    """Every inventory and allocation row (what a reshape changes)."""
+    engine = sa.create_engine(url)
+    try:
+        with engine.connect() as connection:
+            result = []
+            for table in (tables.inventories, tables.allocations):
+                columns = [c for c in table.columns if c.name not in ("id", "updated_at")]
+                result.append(sorted(tuple(row) for row in connection.execute(
+                    sa.select(*columns))))
+            return result[0], result[1]
+    finally:
+        engine.dispose()

@@ -108,3 +108,32 @@ def test_a_claim_during_a_stall_completes_when_the_database_answers_again(setup)
     assert response.status_int == 204, response.body
     assert time.monotonic() - started >= 0.9
     assert seed.usage(direct, provider, "VCPU") == 2
+
+
+def test_a_claim_whose_commit_answer_is_lost_is_not_applied_twice(setup) -> None:
+    """The COMMIT reaches the server, its answer does not reach the service.
+
+    The service cannot tell this from a commit that failed, so it runs the
+    transaction again; the consumer exists by then, so the retry is refused
+    as a consumer generation conflict (409) and nothing is written twice. The
+    client re-reads, finds exactly what it sent, and is done; a repeat with
+    the generation it read is applied once more without doubling anything.
+    """
+    proxy, client, direct, provider = setup
+    consumer = str(uuid.uuid4())
+    proxy.cut_after_commit(b"INSERT INTO allocations")
+    response = client.put(f"/allocations/{consumer}", _claim(provider, 3))
+    assert proxy.cuts == 1, "the answer was not lost"
+    assert response.status_int == 409, response.body
+    error = response.json["errors"][0]
+    assert error["code"] == "placement.concurrent_update"
+    assert "consumer generation conflict" in error["detail"]
+    assert seed.usage(direct, provider, "VCPU") == 3
+    assert seed.provider_generation(direct, provider) == 1
+    held = client.get(f"/allocations/{consumer}").json
+    assert held["allocations"][provider]["resources"] == {"VCPU": 3}
+    assert held["consumer_generation"] == 1
+    repeat = dict(_claim(provider, 3), consumer_generation=held["consumer_generation"])
+    assert client.put(f"/allocations/{consumer}", repeat).status_int == 204
+    assert seed.usage(direct, provider, "VCPU") == 3
+    assert client.get(f"/allocations/{consumer}").json["consumer_generation"] == 2

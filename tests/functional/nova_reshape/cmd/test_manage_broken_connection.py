@@ -16,7 +16,6 @@ import pytest
 import sqlalchemy as sa
 
 from nova_reshape.cmd import manage
-from placement_wsgi.db import tables
 from placement_wsgi.direct import PlacementDirect
 from tests.fixtures import databases
 from tests.fixtures.config import make_conf
@@ -27,21 +26,6 @@ SERVER_ENGINES = [engine for engine in databases.enabled_engines() if engine != 
 
 needs_server = pytest.mark.skipif(not SERVER_ENGINES, reason=(
     "needs NOVA_RESHAPE_TEST_POSTGRESQL or NOVA_RESHAPE_TEST_MYSQL"))
-
-
-def _rows(url: str) -> tuple[list, list]:
-    """Every inventory and allocation row (what a reshape changes)."""
-    engine = sa.create_engine(url)
-    try:
-        with engine.connect() as connection:
-            result = []
-            for table in (tables.inventories, tables.allocations):
-                columns = [c for c in table.columns if c.name not in ("id", "updated_at")]
-                result.append(sorted(tuple(row) for row in connection.execute(
-                    sa.select(*columns))))
-            return result[0], result[1]
-    finally:
-        engine.dispose()
 
 
 def _main(conf: str, out: str) -> tuple[int, str, str]:
@@ -58,7 +42,7 @@ def test_connection_cut_mid_run_stops_then_rerun_completes(engine, tmp_path) -> 
     out = str(tmp_path / "hosts")
     with PlacementDirect(make_conf(url)) as placement:
         helpers.generator.generate(placement, out, hosts=3, instances=4, kinds=())
-    before = _rows(url)
+    before = helpers.placement_rows(url)
     with TcpProxy.for_url(url, lifetime=240) as proxy:
         conf = str(tmp_path / "placement.conf")
         helpers.generator.write_config(conf, proxy.url_for(url))
@@ -73,7 +57,8 @@ def test_connection_cut_mid_run_stops_then_rerun_completes(engine, tmp_path) -> 
                    for line in lines[1:3]), text
         assert "1 failed, 2 not-run." in lines[-1]
         assert "Traceback" not in text + err
-        assert _rows(url) == before  # the node it was on, and every other, untouched
+        # The node it was on, and every other, untouched.
+        assert helpers.placement_rows(url) == before
 
         proxy.restore()
         code, text, err = _main(conf, out)
@@ -99,3 +84,39 @@ def test_a_database_error_is_reported_on_one_line(monkeypatch) -> None:
     assert stderr.getvalue() == (
         "nova-reshape-manage: error: database: connection to server at 127.0.0.1 port 5432 "
         "failed: Connection refused; running again is safe once the database is reachable\n")
+
+
+@needs_server
+@pytest.mark.parametrize("engine", SERVER_ENGINES or ["none"])
+def test_a_reshape_whose_commit_answer_is_lost_is_applied_once(engine, tmp_path) -> None:
+    """The first node's reshape commits, but the answer to its COMMIT is lost.
+
+    The service runs the transaction again and finds the provider
+    generations moved (409); the migration reads the node again, finds it
+    already in its new shape, writes nothing more for it ("unchanged") and
+    goes on: every node done once, the allocations conserved, and a re-run
+    changes nothing.
+    """
+    url = databases.SERVERS.fresh_url(engine)
+    out = str(tmp_path / "hosts")
+    with PlacementDirect(make_conf(url)) as placement:
+        helpers.generator.generate(placement, out, hosts=3, instances=4, kinds=())
+    with TcpProxy.for_url(url, lifetime=240) as proxy:
+        conf = str(tmp_path / "placement.conf")
+        helpers.generator.write_config(conf, proxy.url_for(url))
+        proxy.cut_after_commit(b"INSERT INTO allocations")
+        code, text, err = _main(conf, out)
+        assert proxy.cuts == 1, "the answer was not lost"
+        assert (code, err) == (0, ""), text
+        lines = text.strip().splitlines()
+        # The node read again is in its new shape: reported unchanged, not written again.
+        assert lines[0].startswith("cmp-0000: unchanged"), text
+        assert lines[-1] == "2 migrated, 1 unchanged. Done.", text
+        migrated = helpers.placement_rows(url)
+        code, text, err = _main(conf, out)
+        assert (code, err) == (0, ""), text
+        assert text.strip().splitlines()[-1] == "3 unchanged. Done.", text
+        assert helpers.placement_rows(url) == migrated
+    with PlacementDirect(make_conf(url)) as placement:
+        expected = helpers.expected_totals(out)
+        assert helpers.actual_totals(placement, expected) == expected

@@ -57,8 +57,9 @@ def test_a_revision_this_code_does_not_know_is_refused(
     assert "unknown to this version" in finding.cause
 
 
-def test_only_an_unreachable_server_is_transient() -> None:
-    assert [problem for problem in Problem if problem.transient] == [Problem.UNREACHABLE]
+def test_only_an_unreachable_server_and_a_full_disk_are_transient() -> None:
+    assert [problem for problem in Problem if problem.transient] == [Problem.UNREACHABLE,
+                                                                     Problem.DISK_FULL]
 
 
 def test_an_unset_url_says_where_to_set_it() -> None:
