@@ -36,7 +36,8 @@ import time
 import uuid
 
 import requests
-import sqlalchemy as sa
+
+from placement_wsgi.testing.databases import ServerDatabase
 
 HEADERS = {"x-auth-token": "admin", "x-roles": "admin,service",
            "openstack-api-version": "placement 1.38", "accept": "application/json"}
@@ -49,34 +50,20 @@ def _free_port() -> int:
 
 
 class ThrowawayDatabase:
-    """A database created for this run and dropped afterwards."""
+    """A database created for this run and dropped afterwards (on a server, the
+    public test harness's throwaway database: placement_wsgi.testing.databases)."""
 
     def __init__(self, engine: str, server_url: str | None) -> None:
-        self.engine = engine
-        self.admin = None
-        if engine == "sqlite":
-            self.directory = tempfile.mkdtemp(prefix="bench-allocations-")
-            self.url = f"sqlite:///{self.directory}/placement.sqlite"
+        self.on_server = ServerDatabase(server_url) if engine != "sqlite" else None
+        if self.on_server is not None:
+            self.url = self.on_server.url
             return
-        self.name = f"bench_allocations_{uuid.uuid4().hex[:10]}"
-        base = server_url.rstrip("/")
-        self.admin = sa.create_engine(
-            base + ("/postgres" if engine == "postgresql" else "/"),
-            isolation_level="AUTOCOMMIT")
-        with self.admin.connect() as connection:
-            connection.exec_driver_sql(f"CREATE DATABASE {self.name}")
-        self.url = f"{base}/{self.name}" + ("?charset=utf8mb4" if engine == "mysql" else "")
+        self.directory = tempfile.mkdtemp(prefix="bench-allocations-")
+        self.url = f"sqlite:///{self.directory}/placement.sqlite"
 
     def drop(self) -> None:
-        if self.admin is None:
-            return
-        with self.admin.connect() as connection:
-            if self.engine == "postgresql":
-                connection.exec_driver_sql(
-                    "SELECT pg_terminate_backend(pid) FROM pg_stat_activity "
-                    f"WHERE datname = '{self.name}' AND pid <> pg_backend_pid()")
-            connection.exec_driver_sql(f"DROP DATABASE IF EXISTS {self.name}")
-        self.admin.dispose()
+        if self.on_server is not None:
+            self.on_server.close()
 
 
 class Server:
