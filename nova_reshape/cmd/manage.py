@@ -257,6 +257,7 @@ def migrate_compute_inventory(migrate_request: MigrateRequest, out: TextIO,
     """The migration the request asks for; its exit status (refusals raised)."""
     if migrate_request.print_nova_config:
         return print_nova_config(*read_inputs(migrate_request, out, err), out)
+    report_file.check_report_path(migrate_request.report)
     # Placement's database (or URL) first: a wrong one is reported before
     # anything else is read.
     opener = placement_opener(migrate_request.placement,

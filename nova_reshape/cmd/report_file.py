@@ -10,10 +10,11 @@ from __future__ import annotations
 
 import contextlib
 import datetime
+import os
 from collections.abc import Iterator
 
 from nova_reshape.cmd import output
-from nova_reshape.cmd.refusal import EXIT_NAMES, STATUS_EXITS
+from nova_reshape.cmd.refusal import EXIT_NAMES, STATUS_EXITS, ExitClass, Refusal
 from nova_reshape.cmd.request import HostFiles, MigrateRequest, NovaDatabase
 from nova_reshape.novadb.readonly import display_url
 from nova_reshape.runreport.run import Outcome, RunFacts, RunReport
@@ -27,7 +28,11 @@ def inputs_of(request: MigrateRequest) -> tuple[tuple[str, str], ...]:
         case HostFiles(paths):
             inputs += [("host file", path) for path in paths]
         case NovaDatabase() as source:
-            inputs.append(("nova database", display_url(source.url)))
+            if source.url:
+                inputs.append(("nova database", display_url(source.url)))
+            if source.api_url:
+                inputs.append(("nova API database", display_url(source.api_url)))
+            inputs += [("cell", cell) for cell in source.cells]
             if source.collected:
                 inputs.append(("collected", source.collected))
             if source.cyborg_database:
@@ -50,12 +55,30 @@ def outcome(code: int, dry_run: bool) -> Outcome:
     return Outcome(code, EXIT_NAMES[code], output.verdict(code, dry_run))
 
 
+def check_report_path(path: str | None) -> None:
+    """A refusal (bad input) for a ``--report`` file that cannot be written, before
+    anything is read: its directory is missing or it names a directory."""
+    if path is None:
+        return
+    directory = os.path.dirname(os.path.abspath(path))
+    if not os.path.isdir(directory):
+        raise Refusal(ExitClass.BAD_INPUT,
+                      f"--report {path}: the directory {directory} does not exist")
+    if os.path.isdir(path):
+        raise Refusal(ExitClass.BAD_INPUT, f"--report {path}: is a directory; name a file")
+
+
 @contextlib.contextmanager
 def open_report(request: MigrateRequest) -> Iterator[RunReport | None]:
     """The run's report when ``--report`` asks for one (its file open for the run), else None."""
     if request.report is None:
         yield None
         return
-    with open(request.report, "w", encoding="utf-8") as stream:
+    try:
+        stream = open(request.report, "w", encoding="utf-8")
+    except OSError as error:
+        raise Refusal(ExitClass.BAD_INPUT,
+                      f"--report {request.report}: cannot write: {error.strerror}") from error
+    with stream:
         yield RunReport(writer_for(request.report, stream), facts_of(request),
                         {str(status): code for status, code in STATUS_EXITS})

@@ -4,7 +4,10 @@ from __future__ import annotations
 
 import json
 
+import pytest
+
 from nova_reshape.cmd import report_file
+from nova_reshape.cmd.refusal import ExitClass, Refusal
 from nova_reshape.cmd.request import HostFiles, MigrateRequest, NovaDatabase, PlacementAccess
 
 
@@ -45,3 +48,24 @@ def test_no_report_without_the_option_and_json_by_extension(tmp_path):
         report.close(report_file.outcome(0, dry_run=False))
     document = json.loads(path.read_text())
     assert document["run"]["inputs"] == [["host file", "h"]] and document["nodes"] == []
+
+
+def test_every_cell_is_named_by_the_api_database_and_the_cells_asked_for():
+    request = MigrateRequest(
+        placement=PlacementAccess(config_files=("placement.conf",)),
+        hosts=NovaDatabase(api_url="mysql+pymysql://nova:secret@db/nova_api",
+                           cells=("cell1",)))
+    assert report_file.inputs_of(request)[:2] == (
+        ("nova API database", "mysql+pymysql://nova:***@db/nova_api"), ("cell", "cell1"))
+
+
+def test_a_report_file_that_cannot_be_written_is_refused_before_anything(tmp_path):
+    report_file.check_report_path(None)
+    report_file.check_report_path(str(tmp_path / "run.html"))
+    for path, words in ((tmp_path / "gone" / "run.html", "does not exist"),
+                        (tmp_path, "is a directory")):
+        with pytest.raises(Refusal) as refused:
+            report_file.check_report_path(str(path))
+        assert refused.value.exit_class is ExitClass.BAD_INPUT
+        assert words in str(refused.value) and str(path) in str(refused.value)
+    assert list(tmp_path.iterdir()) == []
