@@ -166,11 +166,14 @@ def check_url(url: str | None, *, setting: str = PLACEMENT_SETTING,
                        f"the driver {parsed.drivername!r} is not installed ({error})",
                        f"install it, or name an installed driver in {setting}")
     if engine == "sqlite":
-        return _checksqlite_path(parsed, shown, setting, access)
+        return _check_sqlite_path(parsed, shown, setting, access)
+    if not parsed.database:
+        return Finding(Problem.BAD_URL, shown, "the URL names no database",
+                       f"add the database name at the end of {setting}: {shown.rstrip('/')}/NAME")
     return None
 
 
-def _checksqlite_path(parsed: sa.engine.URL, shown: str, setting: str,
+def _check_sqlite_path(parsed: sa.engine.URL, shown: str, setting: str,
                        access: Access) -> Finding | None:
     path = sqlite_path(parsed)
     if path is None:

@@ -71,6 +71,14 @@ def test_an_unset_url_says_where_to_set_it() -> None:
     assert "OS_PLACEMENT" not in other.fix
 
 
+def test_a_server_url_without_a_database_name_is_refused_without_connecting() -> None:
+    for url in ("mysql+pymysql://nova:pw@127.0.0.1:1/", "postgresql+psycopg://u@127.0.0.1:1"):
+        finding = preflight.check(url, setting="--nova-database")
+        assert finding.problem is Problem.BAD_URL and not finding.problem.transient
+        assert finding.cause == "the URL names no database"
+        assert "--nova-database" in finding.fix and "pw" not in str(finding)
+
+
 def test_masked_url_hides_the_password_even_of_a_url_that_does_not_parse() -> None:
     assert preflight.masked_url("postgresql+psycopg://u:pw@h/db") == (
         "postgresql+psycopg://u:***@h/db")
