@@ -33,7 +33,7 @@ import uuid
 
 import sqlalchemy as sa
 
-from placement_wsgi.db import migration, tables
+from placement_wsgi.db import migration, preflight, tables
 from placement_wsgi.db.database import Database
 from placement_wsgi.db.standard import FIRST_CUSTOM_RESOURCE_CLASS_ID
 
@@ -63,6 +63,32 @@ def engine_of(server: str) -> str:
         return backend
     raise ValueError(f"unsupported test database server {server!r}: "
                      "use sqlite, a postgresql:// or a mysql:// URL")
+
+
+def admin_url(server_url: str) -> str:
+    """Where databases are created and dropped on ``server_url``'s server."""
+    engine = engine_of(server_url)
+    return server_url.rstrip("/") + "/" + ("postgres" if engine == "postgresql" else "")
+
+
+def server_problem(server: str) -> str | None:
+    """Why test databases cannot be made on ``server`` (one line), or None.
+
+    Only connects: nothing is created.
+    """
+    if server == SQLITE:
+        return None
+    try:
+        engine = sa.create_engine(admin_url(server), poolclass=sa.pool.NullPool)
+    except (ValueError, ImportError, sa.exc.ArgumentError) as error:
+        return f"database server {preflight.masked_url(server)}: {error}"
+    try:
+        with engine.connect():
+            return None
+    except sa.exc.DBAPIError as error:
+        return str(preflight.connect_finding(error, server, "the database server URL"))
+    finally:
+        engine.dispose()
 
 
 def empty(database: Database) -> None:
@@ -112,8 +138,7 @@ class ServerDatabase:
     def __init__(self, server_url: str) -> None:
         self.engine = engine_of(server_url)
         self.name = f"{DATABASE_PREFIX}{uuid.uuid4().hex[:12]}"
-        self.admin = sa.create_engine(server_url.rstrip("/") + "/" + (
-            "postgres" if self.engine == "postgresql" else ""), isolation_level="AUTOCOMMIT")
+        self.admin = sa.create_engine(admin_url(server_url), isolation_level="AUTOCOMMIT")
         with self.admin.connect() as connection:
             connection.exec_driver_sql(f"CREATE DATABASE {self.name}")
         suffix = "?charset=utf8mb4" if self.engine == "mysql" else ""
