@@ -137,7 +137,10 @@ def test_sync_refused_then_migrations_then_sync(
         empty_db_url: str) -> None:  # noqa: F811
     upgrade_to(empty_db_url, FIRST)
     leave_pre_stein_rows(empty_db_url, rootless=1, consumerless=1)
-    assert run(capsys, monkeypatch, empty_db_url, "db", "sync")[0] == 1
+    status, _, err = run(capsys, monkeypatch, empty_db_url, "db", "sync")
+    assert status == 1
+    assert "run placement-manage db online_data_migrations, then db sync again" in (
+        assert_one_error_line(err, "placement-manage"))
     assert migrate(capsys, monkeypatch, empty_db_url)[0] == 0
     status, out, err = run(capsys, monkeypatch, empty_db_url, "db", "sync")
     assert (status, err) == (0, "")
