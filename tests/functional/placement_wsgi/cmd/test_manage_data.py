@@ -68,7 +68,7 @@ def test_unlimited_run_completes_everything_then_finds_nothing(
     leave_pre_stein_rows(db_url, rootless=3, consumerless=2)
     status, out, err = migrate(capsys, monkeypatch, db_url)
     assert (status, err) == (0, "")
-    assert out.startswith("Running batches of 50 until complete\n")
+    assert out.startswith(f"Running batches of {online_migrations.DEFAULT_BATCH} until complete\n")
     assert "3 rows matched query set_root_provider_ids, 3 migrated" in out
     assert "2 rows matched query create_incomplete_consumers, 2 migrated" in out
     assert table_rows(out) == {"set_root_provider_ids": (3, 3),

@@ -116,3 +116,21 @@ def test_the_migrations_unblock_db_sync_from_the_first_revision(
         assert migration.current_revision(database) == migration.head_revision()
     finally:
         database.dispose()
+
+
+def test_the_consumer_walk_resumes_across_windows_and_batches(
+        db_url: str, database: Database, monkeypatch: pytest.MonkeyPatch) -> None:
+    # Windows smaller than a batch, recorded consumers among the missing ones.
+    for _ in range(3):
+        leave_pre_stein_rows(db_url, rootless=0, consumerless=3)
+    monkeypatch.setattr(online_migrations, "WINDOW", 2)
+    monkeypatch.setattr(online_migrations, "DEFAULT_BATCH", 4)
+    seen: list[Outcome] = []
+    result = online_migrations.run(
+        database, OWNER, None,
+        lambda name, outcome, _e: seen.append(outcome) if name == CONSUMERS else None)
+    assert result.totals[CONSUMERS] == Outcome(9, 9)
+    assert seen == [Outcome(4, 4), Outcome(4, 4), Outcome(1, 1), Outcome(0, 0)]
+    assert incomplete_counts(db_url) == Incomplete(0, 0)
+    step = database.read(online_migrations.create_incomplete_consumers, 4, OWNER, None)
+    assert step == online_migrations.Step(Outcome(0, 0), online_migrations.END)
