@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import contextlib
 import os
+import re
 from collections.abc import Iterator
 
 import sqlalchemy as sa
@@ -54,6 +55,37 @@ def known_revisions() -> list[str]:
     """Every revision this code knows, oldest first."""
     script = ScriptDirectory.from_config(_alembic_config())
     return [revision.revision for revision in reversed(list(script.walk_revisions()))]
+
+
+#: What ``db stamp`` accepts besides a revision id (or a unique prefix of one).
+STAMP_KEYWORDS = ("head", "base")
+
+
+def resolve_stamp_target(text: str) -> str | None:
+    """The full revision id ``text`` names for ``db stamp``: a known id or a
+    unique prefix of one (at least 4 hex digits), ``head``, or ``base`` (None:
+    no revision recorded). Anything else (alembic's relative forms included,
+    which would depend on the database's current revision) raises ValueError."""
+    if text == "base":
+        return None
+    refusal = ValueError(f"{text!r} is no revision of this version: give one of "
+                         f"{', '.join(known_revisions())} (or a unique prefix), head or base")
+    if text != "head" and not re.fullmatch(r"[0-9a-f]{4,32}", text):
+        raise refusal
+    try:
+        found = ScriptDirectory.from_config(_alembic_config()).get_revisions(text)
+    except CommandError as error:
+        raise refusal from error
+    return found[0].revision
+
+
+def stamp(database: Database, revision: str | None) -> None:
+    """Record ``revision`` (from :func:`resolve_stamp_target`; None clears the
+    record) as the database's schema revision without running any migration:
+    for a schema that was built or repaired by other means. Raises alembic's
+    CommandError when the revision recorded now is unknown to this code."""
+    with database.engine.connect() as connection, connection.begin():
+        command.stamp(_alembic_config(connection), revision or "base")
 
 
 def create_at(database: Database, revision: str) -> None:

@@ -89,6 +89,10 @@ class Schema(enum.Enum):
     HEAD = "head"
     #: None yet, or an older revision this code can upgrade (``db sync``).
     UPGRADABLE = "upgradable"
+    #: Placement's schema at any revision this code knows, head or older
+    #: (``placement-status upgrade check`` and ``db online_data_migrations``,
+    #: which run before the ``db sync`` they unblock).
+    KNOWN = "known"
 
 
 @dataclasses.dataclass(frozen=True)
@@ -306,7 +310,7 @@ def _check_schema(connection: sa.Connection, shown: str, schema: Schema,
                        f"the schema is at revision {revision}, unknown to this version "
                        f"(head {head}); a newer Placement wrote it",
                        "use the matching version of this tool")
-    if schema is Schema.UPGRADABLE:
+    if schema in (Schema.UPGRADABLE, Schema.KNOWN):
         return None
     return Finding(Problem.OTHER_REVISION, shown,
                    f"the schema is at revision {revision}, older than head {head}",

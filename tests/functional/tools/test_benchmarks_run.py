@@ -69,6 +69,9 @@ KILLED_FIGURES = (r'"every_tree_root_plus_one_per_gpu": true', r'"third_run": \{
 ALLOCATIONS = ("--workers", "1", "--clients", "2", "--providers", "2", "--seconds", "2",
                "--claims", "10", "--children", "2", "--consumers", "2", "--rounds", "1")
 ALLOCATIONS_FIGURES = _json_figures("claims_per_s", "median_ms", "max_ms")
+ONLINE = ("--providers", "3", "--consumers", "5")
+ONLINE_FIGURES = _json_figures("check_before_seconds", "migrate_seconds",
+                               "migrate_again_seconds") + (r'"migrate_again_exit": 0',)
 
 
 def _on(variable: str) -> tuple[str, ...]:
@@ -94,6 +97,9 @@ BENCHES = [
     # Its browser figures are printed only where chromium is (else the reason why not).
     Bench("bench_report.py", ("--nodes", "4", "--gpus", "1", "--instances", "2"),
           _json_figures("report_mb", "seconds", "peak_mb")),
+    Bench("bench_online_migrations.py", ONLINE, ONLINE_FIGURES),
+    Bench("bench_online_migrations.py", (*ONLINE, *_on(ENV_POSTGRESQL)), ONLINE_FIGURES,
+          ENV_POSTGRESQL, "postgresql"),
     Bench("bench_migrate.py", (*MIGRATE, "--engine", "postgresql", *_on(ENV_POSTGRESQL)),
           MIGRATE_FIGURES, ENV_POSTGRESQL, "postgresql"),
     Bench("bench_migrate_killed.py", (*KILLED, "--engine", "postgresql", *_on(ENV_POSTGRESQL)),

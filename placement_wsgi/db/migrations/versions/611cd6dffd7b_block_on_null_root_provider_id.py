@@ -17,5 +17,5 @@ def upgrade() -> None:
         "SELECT COUNT(*) FROM resource_providers WHERE root_provider_id IS NULL")).scalar()
     if count:
         raise RuntimeError(
-            f"{count} resource providers have no root_provider_id; run the online "
-            "data migrations of the release that wrote them before upgrading.")
+            f"{count} resource providers have no root_provider_id; run "
+            "placement-manage db online_data_migrations, then db sync again.")

@@ -18,5 +18,5 @@ def upgrade() -> None:
         "ON a.consumer_id = c.uuid WHERE c.id IS NULL")).scalar()
     if count:
         raise RuntimeError(
-            f"{count} allocations have no consumer record; run the online data "
-            "migrations of the release that wrote them before upgrading.")
+            f"{count} allocations have no consumer record; run "
+            "placement-manage db online_data_migrations, then db sync again.")

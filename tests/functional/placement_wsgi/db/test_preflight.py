@@ -10,7 +10,7 @@ import pytest
 from placement_wsgi.db import migration, preflight
 from placement_wsgi.db.preflight import Access, Problem, Schema
 from tests.fixtures.bad_databases import SECRET, BadDatabase, bad_database  # noqa: F401
-from tests.fixtures.empty_databases import empty_db_url  # noqa: F401 (fixture)
+from tests.fixtures.empty_databases import empty_db_url, upgrade_to  # noqa: F401 (fixture)
 
 
 def test_each_wrong_database_is_one_finding_and_nothing_is_created(
@@ -38,6 +38,18 @@ def test_an_empty_database_may_be_synced_but_not_served(empty_db_url: str) -> No
     finding = preflight.check(empty_db_url, schema=Schema.HEAD)
     assert finding is not None and finding.problem is Problem.NO_SCHEMA
     assert "run placement-manage db sync" in finding.fix
+
+
+def test_known_schema_means_any_revision_this_code_knows(
+        empty_db_url: str, monkeypatch: pytest.MonkeyPatch) -> None:  # noqa: F811
+    if empty_db_url.startswith("sqlite"):
+        pathlib.Path(empty_db_url[len("sqlite:///"):]).touch()
+    assert preflight.check(empty_db_url, schema=Schema.KNOWN).problem is Problem.NO_SCHEMA
+    upgrade_to(empty_db_url, "b4ed3a175331")
+    assert preflight.check(empty_db_url, schema=Schema.KNOWN) is None
+    assert preflight.check(empty_db_url, schema=Schema.HEAD).problem is Problem.OTHER_REVISION
+    monkeypatch.setattr(migration, "is_known_revision", lambda revision: False)
+    assert preflight.check(empty_db_url, schema=Schema.KNOWN).problem is Problem.OTHER_REVISION
 
 
 def test_only_creating_access_accepts_a_missing_sqlite_file(tmp_path: pathlib.Path) -> None:
