@@ -10,7 +10,10 @@ has none, and every 47th, whose consumer has another project and user),
 all with set-based inserts, not measured. Then it times, as an operator
 runs them (``nova-reshape-manage`` in-process, PlacementDirect on the
 database): a ``--dry-run``, the heal itself and a second run (nothing to
-do, exit 4), and reports seconds, instances healed and exit statuses.
+do, exit 4), and reports wall seconds, this process's CPU seconds (the
+database server's are not in them), instances healed, exit statuses and
+the load average when the runs started (on a shared machine the wall
+time is that of a share of the CPU).
 Target (issue 23): 10,000 nodes and 100,000 instances in at most 60 s on
 PostgreSQL; nova's own command takes one API round trip per instance. Not
 a test.
@@ -164,11 +167,13 @@ def databases(engine: str, server: str | None, directory: str) -> Iterator[list[
         yield [stack.enter_context(bench_migrate.throwaway_database(base)) for _ in range(3)]
 
 
-def timed_run(argv: list[str]) -> tuple[int, float, str]:
+def timed_run(argv: list[str]) -> tuple[int, float, float, str]:
+    """Exit status, wall and CPU seconds of this process, and the output's end."""
     out, err = io.StringIO(), io.StringIO()
-    start = time.monotonic()
+    start, cpu = time.monotonic(), time.process_time()
     code = manage.main(["placement", "heal_allocations", *argv], out=out, err=err)
-    return code, round(time.monotonic() - start, 2), (out.getvalue() + err.getvalue())[-300:]
+    return (code, round(time.monotonic() - start, 2), round(time.process_time() - cpu, 2),
+            (out.getvalue() + err.getvalue())[-300:])
 
 
 def bench(args: argparse.Namespace, directory: str) -> dict[str, Any]:
@@ -184,17 +189,21 @@ def bench(args: argparse.Namespace, directory: str) -> dict[str, Any]:
         with open(conf, "w") as handle:
             handle.write(f"[placement_database]\nconnection = {placement}\n")
         argv = ["--nova-api-database", api, "--config-file", conf, "--skip-port-allocations"]
-        dry_code, dry_seconds, _ = timed_run([*argv, "--dry-run"])
-        code, seconds, tail = timed_run(argv)
-        again_code, again_seconds, _ = timed_run(argv)
+        load = os.getloadavg()[0]
+        dry_code, dry_seconds, dry_cpu, _ = timed_run([*argv, "--dry-run"])
+        code, seconds, cpu, tail = timed_run(argv)
+        again_code, again_seconds, again_cpu, _ = timed_run(argv)
     wrong_owner = sum(1 for i in range(47, args.instances + 1, 47) if i % args.missing_every)
     return {"engine": args.engine, "nodes": args.nodes, "instances": args.instances,
             "missing": missing, "wrong_owner": wrong_owner, "seed_seconds": round(seeded, 1),
-            "dry_run_seconds": dry_seconds, "dry_run_exit": dry_code,
-            "heal_seconds": seconds, "heal_exit": code,
+            "load_average": round(load, 1),
+            "dry_run_seconds": dry_seconds, "dry_run_cpu_seconds": dry_cpu,
+            "dry_run_exit": dry_code,
+            "heal_seconds": seconds, "heal_cpu_seconds": cpu, "heal_exit": code,
             "healed": int(tail.split(" instance(s) healed")[0].split()[-1])
             if " instance(s) healed" in tail else None,
-            "second_run_seconds": again_seconds, "second_run_exit": again_code}
+            "second_run_seconds": again_seconds, "second_run_cpu_seconds": again_cpu,
+            "second_run_exit": again_code}
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -43,6 +43,7 @@ from nova_reshape.nova.conf.per_host import NovaConfigPaths
 from nova_reshape.novadb import api, cells
 from nova_reshape.novadb.readonly import DatabaseReadError, read_only
 from nova_reshape.progress import progress_callback
+from placement_wsgi.gc_pause import paused_collection
 
 Outcome = healing.Outcome
 
@@ -189,10 +190,12 @@ def heal_allocations(request: HealRequest, out: TextIO, err: TextIO) -> int:
         raise
     if not request.skip_port_allocations:
         err.write(PORTS_NOTE)
-    read = read_cells(request)
     bar = progress_callback(err, force=request.progress)
+    # Hundreds of thousands of records, none cyclic: the collector's full passes
+    # over them would cost more than the work (placement_wsgi/gc_pause.py).
     try:
-        with opener() as placement:
+        with paused_collection(), opener() as placement:
+            read = read_cells(request)
             result = healing.heal(read, placement, options, done=None if bar is None else (
                 lambda count, total: bar("heal", count, total)))
     except (PlacementReadError, requests.RequestException, sa.exc.SQLAlchemyError) as error:

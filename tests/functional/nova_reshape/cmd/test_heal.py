@@ -10,10 +10,13 @@ Placement's rows afterwards and the exit status nova 34 gives.
 from __future__ import annotations
 
 import io
+import os
+import signal
 
 import pytest
 
 from nova_reshape.cmd import manage
+from nova_reshape.consistency import heal as healing
 from placement_wsgi.db.database import Database
 from tests.fixtures import heal_cloud as hc
 from tests.fixtures import nova_api_db as api_fx
@@ -148,3 +151,22 @@ def test_cell_limits_the_run_and_cell0_has_nothing(engine, cloud, tmp_path):
     assert code == 4
     code, _, _ = run(*inputs(cloud, tmp_path, conf), "--cell", api_fx.CELL2_UUID)
     assert code == 0 and hc.consumers(url)[hc.PLAIN][0]
+
+
+def test_sigterm_between_batches_leaves_whole_batches_and_a_rerun_completes(
+        engine, cloud, tmp_path, monkeypatch):
+    url, conf = hc.placement(engine, tmp_path / "p")
+    write = healing.placement_io.write
+
+    def one_batch_then_sigterm(placement, bodies, done=None):
+        return write(placement, bodies, batch=1,
+                     done=lambda count, total: os.kill(os.getpid(), signal.SIGTERM))
+
+    monkeypatch.setattr(healing.placement_io, "write", one_batch_then_sigterm)
+    code, _, err = run(*inputs(cloud, tmp_path, conf), "--skip-port-allocations")
+    assert code == 143 and err.count("\n") == 1 and "interrupted by SIGTERM; " in err
+    healed = hc.consumers(url)
+    assert healed[hc.PLAIN][0] == {C3: hc.SMALL} and healed[hc.PINNED][0] == {}
+    monkeypatch.undo()
+    code, out, err = run(*inputs(cloud, tmp_path, conf))
+    assert code == 0 and "3 instance(s) healed" in out, out + err
