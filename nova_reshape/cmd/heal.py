@@ -190,14 +190,14 @@ def heal_allocations(request: HealRequest, out: TextIO, err: TextIO) -> int:
         raise
     if not request.skip_port_allocations:
         err.write(PORTS_NOTE)
-    bar = progress_callback(err, force=request.progress)
+    bar = progress_callback(err, force=request.progress, unit="instances")
     # Hundreds of thousands of records, none cyclic: the collector's full passes
     # over them would cost more than the work (placement_wsgi/gc_pause.py).
     try:
         with paused_collection(), opener() as placement:
             read = read_cells(request)
             result = healing.heal(read, placement, options, done=None if bar is None else (
-                lambda count, total: bar("heal", count, total)))
+                lambda count, total: bar("healed", count, total)))
     except (PlacementReadError, requests.RequestException, sa.exc.SQLAlchemyError) as error:
         raise Refusal(ExitClass.FAILED, f"Placement: {' '.join(str(error).split())[:300]}",
                       status=Outcome.REFUSED) from error

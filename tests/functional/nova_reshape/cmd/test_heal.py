@@ -59,8 +59,9 @@ def inputs(cloud, tmp_path, conf):
 def test_heals_as_nova_and_a_second_run_has_nothing_to_do(engine, cloud, tmp_path):
     url, conf = hc.placement(engine, tmp_path / "p")
     before = hc.consumers(url)
-    code, out, err = run(*inputs(cloud, tmp_path, conf))
+    code, out, err = run(*inputs(cloud, tmp_path, conf), "--progress")
     assert code == 0, out + err
+    assert "4/4 instances healed" in err
     after = hc.consumers(url)
     assert after[hc.PLAIN][:3] == ({C3: hc.SMALL}, "p1", "u1")
     assert after[hc.PINNED][:3] == ({C3: {"PCPU": 2, "MEMORY_MB": 2048, "DISK_GB": 10}},
