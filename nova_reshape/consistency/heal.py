@@ -329,7 +329,12 @@ _STOP_PROBLEMS = {Outcome.NO_NODE: Problem.NO_COMPUTE_NODE,
 def missing_allocations(cells: Sequence[CellRead], state: Allocations,
                         heal_nested: bool = False) -> list[MissingAllocation]:
     """Every instance of ``cells`` heal_allocations would write for (or stop at),
-    read-only and without nova's stops: a pre-flight check's findings."""
+    read-only and without nova's stops: a pre-flight check's findings.
+
+    ``cells``: :func:`nova_reshape.novadb.cells.read_cells` with ``root_disks``;
+    ``state``: ``placement_io.PlacementState(placement)`` (one bulk read on the
+    database). Nothing is written.
+    """
     planner = _Planner(state, Options(dry_run=True, heal_nested=heal_nested))
     found = []
     for read in cells:
