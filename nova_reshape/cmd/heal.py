@@ -220,4 +220,6 @@ def _report(request: HealRequest, result: healing.Result, out: TextIO) -> None:
         out.write(f"dry run: {len(result.plan.heals)} instance(s) would be healed, "
                   "nothing written\n")
     else:
-        out.write(f"{result.written} instance(s) healed\n")
+        more = ("; --max-count reached: run again until it exits 0 or 4"
+                if result.outcome is Outcome.MAX_COUNT else "")
+        out.write(f"{result.written} instance(s) healed{more}\n")

@@ -95,6 +95,7 @@ def test_max_count_stops_after_n_and_exits_1(engine, cloud, tmp_path):
     url, conf = hc.placement(engine, tmp_path / "p")
     code, out, err = run(*inputs(cloud, tmp_path, conf), "--max-count", "2")
     assert code == 1, out + err
+    assert "2 instance(s) healed; --max-count reached: run again" in out
     healed = hc.consumers(url)
     assert healed[hc.PLAIN][0] and healed[hc.PINNED][0] and not healed[hc.VOLUME][0]
     code, _, _ = run(*inputs(cloud, tmp_path, conf), "--max-count", "2")
