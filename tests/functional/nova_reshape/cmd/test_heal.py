@@ -151,6 +151,18 @@ def test_vgpu_flavor_stops_with_8_and_heal_nested_puts_it_on_the_gpu(engine, tmp
         assert code == 4
 
 
+def test_heal_nested_puts_a_held_pci_device_on_its_provider(engine, tmp_path):
+    with api_fx.nova_cloud(engine, cell2_rows=hc.cell2_rows(pci=True)) as cloud:
+        url, conf = hc.placement(engine, tmp_path / "p", pci_child=True)
+        code, out, err = run(*inputs(cloud, tmp_path, conf), "--instance", hc.PCI_GUEST,
+                             "--dry-run")
+        assert code == 4 and hc.PCI_UUID not in out  # nova's heal knows no PCI
+        code, out, err = run(*inputs(cloud, tmp_path, conf), "--heal-nested")
+        assert code == 0, out + err
+        assert hc.consumers(url)[hc.PCI_GUEST][0] == {C3: hc.SMALL,
+                                                      hc.PCI_UUID: {hc.PCI_CLASS: 1}}
+
+
 def test_cell_limits_the_run_and_cell0_has_nothing(engine, cloud, tmp_path):
     url, conf = hc.placement(engine, tmp_path / "p")
     digest = rows_digest(url)
