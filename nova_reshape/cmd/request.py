@@ -125,7 +125,7 @@ def add_parser(actions: Any) -> argparse.ArgumentParser:
     parser = actions.add_parser(
         "migrate_compute_inventory",
         help="move every described node's inventory and allocations to the nested shape")
-    _add_placement_arguments(parser)
+    add_placement_arguments(parser)
     _add_host_arguments(parser)
     parser.add_argument("--dry-run", action="store_true",
                         help="check and show each node's trees and allocation moves; "
@@ -149,7 +149,9 @@ def add_parser(actions: Any) -> argparse.ArgumentParser:
     return parser
 
 
-def _add_placement_arguments(parser: argparse.ArgumentParser) -> None:
+def add_placement_arguments(parser: argparse.ArgumentParser) -> None:
+    """``--config-file``, ``--placement-url``, ``--token``, ``--header``: how a command
+    reaches Placement (:class:`PlacementAccess`)."""
     parser.add_argument(
         "--config-file", action="append", metavar="FILE", dest="sub_config_files", default=[],
         help="as the global --config-file")

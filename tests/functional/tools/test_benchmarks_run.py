@@ -69,6 +69,10 @@ KILLED_FIGURES = (r'"every_tree_root_plus_one_per_gpu": true', r'"third_run": \{
 ALLOCATIONS = ("--workers", "1", "--clients", "2", "--providers", "2", "--seconds", "2",
                "--claims", "10", "--children", "2", "--consumers", "2", "--rounds", "1")
 ALLOCATIONS_FIGURES = _json_figures("claims_per_s", "median_ms", "max_ms")
+CONSISTENCY = ("--nodes", "4", "--instances", "2")
+CONSISTENCY_FIGURES = _json_figures("audit_seconds", "audit_delete_seconds",
+                                    "audit_clean_seconds", "sync_aggregates_seconds",
+                                    "sync_aggregates_clean_seconds")
 
 
 def _on(variable: str) -> tuple[str, ...]:
@@ -94,6 +98,9 @@ BENCHES = [
     # Its browser figures are printed only where chromium is (else the reason why not).
     Bench("bench_report.py", ("--nodes", "4", "--gpus", "1", "--instances", "2"),
           _json_figures("report_mb", "seconds", "peak_mb")),
+    Bench("bench_consistency.py", CONSISTENCY, CONSISTENCY_FIGURES),
+    Bench("bench_consistency.py", (*CONSISTENCY, "--engine", "postgresql", *_on(ENV_POSTGRESQL)),
+          CONSISTENCY_FIGURES, ENV_POSTGRESQL, "postgresql"),
     Bench("bench_migrate.py", (*MIGRATE, "--engine", "postgresql", *_on(ENV_POSTGRESQL)),
           MIGRATE_FIGURES, ENV_POSTGRESQL, "postgresql"),
     Bench("bench_migrate_killed.py", (*KILLED, "--engine", "postgresql", *_on(ENV_POSTGRESQL)),
