@@ -12,7 +12,7 @@ as plain records, and write through the Placement API (a transport's
 * :mod:`.nova_side`: which consumers nova accounts on each compute node,
   over every cell;
 * :mod:`.placement_reads`: providers and their allocations, in bulk on the
-  database, per provider over HTTP;
+  database (``read_provider_allocations``), per provider over HTTP;
 * :mod:`.audit`: allocations nobody in nova holds (findings), and their
   deletion as nova does it;
 * :mod:`.aggregates`: nova's host aggregates mirrored onto the compute
