@@ -15,6 +15,8 @@
         --placement-url URL [--token TOKEN] [--header NAME:VALUE] --host-file PATH ...
     nova-reshape-manage placement describe_hosts [--nova-api-database URL] --output DIR ...
     nova-reshape-manage host collect --output FILE ...
+    nova-reshape-manage placement audit [--delete] [--resource_provider UUID] ...
+    nova-reshape-manage placement sync_aggregates [--verbose] ...
 
 For every non-ironic node of the described hosts (docs/host-description.md)
 the resource tracker's start-up update runs with the described devices'
@@ -38,6 +40,10 @@ Exit status:
 * 130 / 143 - stopped by SIGINT / SIGTERM (workers too); one line says how
   many nodes were written, the others are untouched; run again
   (:mod:`placement_wsgi.cmd.signals`).
+
+``audit`` and ``sync_aggregates`` keep nova's exit statuses
+(:mod:`nova_reshape.cmd.audit`, :mod:`nova_reshape.cmd.sync_aggregates`,
+docs/consistency.md); their bad input is 2 as above.
 
 The command line becomes one typed request (:mod:`nova_reshape.cmd.request`)
 before anything is read; whatever stops a command early is a

@@ -133,3 +133,13 @@ def test_placement_down_over_http_is_one_line_and_exit_1(engine, tmp_path):
                              "--nova-config", damaged.nova_conf)
         assert code == 1, out + err
         assert len(err.splitlines()) == 1, err
+
+
+def test_over_http_a_token_without_rights_is_one_line_and_exit_2(engine, tmp_path):
+    with cx.damaged_cloud(engine, tmp_path) as damaged, \
+            cx.served(damaged.placement_url) as url:
+        code, out, err = run("placement", "audit", "--placement-url", url, "--token", "nobody",
+                             "--nova-config", damaged.nova_conf, "--delete")
+        assert (code, out) == (2, "")
+        assert len(err.splitlines()) == 1 and "may not read the provider trees" in err, err
+        assert cx.held(damaged.placement_url) == cx.before_delete()
