@@ -41,7 +41,7 @@ from placement_wsgi import conf as placement_conf
 from placement_wsgi import deploy, errors
 from placement_wsgi.client import VERSION_HEADER, PlacementClient
 from placement_wsgi.db.database import DatabaseOutOfSpace, DatabaseUnavailable
-from placement_wsgi.objects import tree_change, tree_state
+from placement_wsgi.objects import provider_allocations, tree_change, tree_state
 
 __all__ = ["SCRIPT_NAME", "VERSION_HEADER", "PlacementClient", "PlacementDirect"]
 
@@ -177,6 +177,20 @@ class PlacementDirect:
         if self.app is None:
             raise RuntimeError("this PlacementDirect is not open")
         return tree_state.read_trees(self.app.placement_app.database, roots, batch_size)
+
+    def read_provider_allocations(
+            self, uuids: Sequence[str],
+            batch_size: int = provider_allocations.DEFAULT_BATCH_SIZE,
+    ) -> Iterator[tuple[str, provider_allocations.ConsumerResources]]:
+        """Bulk read of the allocations on each provider of ``uuids`` (read-only), in
+        their order: what ``GET /resource_providers/{uuid}/allocations`` lists, in two
+        set-based statements per ``batch_size`` providers; see
+        :func:`placement_wsgi.objects.provider_allocations.read_provider_allocations`.
+        Only while open."""
+        if self.app is None:
+            raise RuntimeError("this PlacementDirect is not open")
+        return provider_allocations.read_provider_allocations(
+            self.app.placement_app.database, uuids, batch_size)
 
     def apply_tree_change(self, change: tree_change.TreeChange,
                           check: tree_change.TreeCheck | None = None) -> dict[str, int]:

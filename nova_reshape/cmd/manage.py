@@ -15,6 +15,9 @@
         --placement-url URL [--token TOKEN] [--header NAME:VALUE] --host-file PATH ...
     nova-reshape-manage placement describe_hosts [--nova-api-database URL] --output DIR ...
     nova-reshape-manage host collect --output FILE ...
+    nova-reshape-manage placement audit [--delete] [--resource_provider UUID] ...
+    nova-reshape-manage placement sync_aggregates [--verbose] ...
+    nova-reshape-manage placement heal_allocations [--dry-run] [--instance UUID] ...
 
 For every non-ironic node of the described hosts (docs/host-description.md)
 the resource tracker's start-up update runs with the described devices'
@@ -39,6 +42,10 @@ Exit status:
   many nodes were written, the others are untouched; run again
   (:mod:`placement_wsgi.cmd.signals`).
 
+``audit``, ``sync_aggregates`` and ``heal_allocations`` keep nova's exit statuses
+(:mod:`nova_reshape.cmd.audit`, :mod:`nova_reshape.cmd.sync_aggregates`, :mod:`nova_reshape.cmd.heal`,
+docs/consistency.md); their bad input is 2 as above.
+
 The command line becomes one typed request (:mod:`nova_reshape.cmd.request`)
 before anything is read; whatever stops a command early is a
 :class:`~nova_reshape.cmd.refusal.Refusal`, which :func:`main` alone turns
@@ -59,6 +66,7 @@ import sqlalchemy as sa
 
 from nova_reshape import exception
 from nova_reshape.cmd import (
+    audit,
     collect,
     describe,
     from_nova,
@@ -68,8 +76,9 @@ from nova_reshape.cmd import (
     placement_rights,
     report_file,
     request,
+    sync_aggregates,
 )
-from nova_reshape.cmd.placement_access import (  # noqa: F401 - open_* re-exported
+from nova_reshape.cmd.placement_access import (  # noqa: F401 - re-exported
     check_placement_database,
     open_database,
     open_http,
@@ -117,6 +126,8 @@ def build_parser() -> argparse.ArgumentParser:
     actions = placement.add_subparsers(dest="action", metavar="ACTION", required=True)
     request.add_parser(actions)
     heal.add_parser(actions)
+    audit.add_parser(actions)
+    sync_aggregates.add_parser(actions)
     describe.add_parser(actions)
     collect.add_parser(categories)
     return parser

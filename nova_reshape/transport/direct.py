@@ -10,11 +10,13 @@ configuration, noauth2 identity headers, closing the database pool) but
 hands each request to the app as a WebOb request. The app, its middleware
 pipeline, microversions, policy and database transactions are the same.
 
-Opened on the database, it also offers two bulk operations of
-PlacementDirect that bypass the REST pipeline for the migration's sake:
+Opened on the database, it also offers the bulk operations of
+PlacementDirect that bypass the REST pipeline for the offline tools' sake:
 :meth:`DirectTransport.read_trees` and :meth:`DirectTransport.apply_tree_change`
-(one transaction per tree). :func:`on_database` is the one rule telling
-whether a transport is in-process on the database and so offers them.
+(one transaction per tree) for the migration,
+:meth:`DirectTransport.read_provider_allocations` for the audit.
+:func:`on_database` is the one rule telling whether a transport is
+in-process on the database and so offers them.
 
 Responses offer what the report client uses of ``requests.Response``:
 ``status_code``, ``ok``/truth value (status < 400), ``text``, ``content``,
@@ -84,6 +86,14 @@ class DirectTransport(Transport[WsgiResponse]):
         if self.direct is None:
             raise RuntimeError("bulk reads need a transport opened by open_direct")
         return self.direct.read_trees(roots, batch_size)
+
+    def read_provider_allocations(self, uuids: Sequence[str],
+                                  ) -> Iterator[tuple[str, dict[str, dict[str, int]]]]:
+        """:meth:`placement_wsgi.direct.PlacementDirect.read_provider_allocations` of
+        the open database: each provider's allocations, set-based."""
+        if self.direct is None:
+            raise RuntimeError("bulk reads need a transport opened by open_direct")
+        return self.direct.read_provider_allocations(uuids)
 
     def apply_tree_change(self, change: TreeChange,
                           check: TreeCheck | None = None) -> dict[str, int]:

@@ -75,6 +75,10 @@ ONLINE_FIGURES = _json_figures("check_before_seconds", "migrate_seconds",
 HEAL = ("--nodes", "3", "--instances", "30")
 HEAL_FIGURES = _json_figures("dry_run_seconds", "heal_seconds", "second_run_seconds") + (
     r'"heal_exit": 0', r'"healed": 3,', r'"second_run_exit": 4')
+CONSISTENCY = ("--nodes", "4", "--instances", "2")
+CONSISTENCY_FIGURES = _json_figures("audit_seconds", "audit_delete_seconds",
+                                    "audit_clean_seconds", "sync_aggregates_seconds",
+                                    "sync_aggregates_clean_seconds")
 
 
 def _on(variable: str) -> tuple[str, ...]:
@@ -103,6 +107,9 @@ BENCHES = [
     Bench("bench_online_migrations.py", ONLINE, ONLINE_FIGURES),
     Bench("bench_online_migrations.py", (*ONLINE, *_on(ENV_POSTGRESQL)), ONLINE_FIGURES,
           ENV_POSTGRESQL, "postgresql"),
+    Bench("bench_consistency.py", CONSISTENCY, CONSISTENCY_FIGURES),
+    Bench("bench_consistency.py", (*CONSISTENCY, "--engine", "postgresql", *_on(ENV_POSTGRESQL)),
+          CONSISTENCY_FIGURES, ENV_POSTGRESQL, "postgresql"),
     Bench("bench_migrate.py", (*MIGRATE, "--engine", "postgresql", *_on(ENV_POSTGRESQL)),
           MIGRATE_FIGURES, ENV_POSTGRESQL, "postgresql"),
     Bench("bench_migrate_killed.py", (*KILLED, "--engine", "postgresql", *_on(ENV_POSTGRESQL)),
