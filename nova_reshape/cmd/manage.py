@@ -43,8 +43,8 @@ Exit status:
   (:mod:`placement_wsgi.cmd.signals`).
 
 ``audit``, ``sync_aggregates`` and ``heal_allocations`` keep nova's exit statuses
-(:mod:`nova_reshape.cmd.audit`, :mod:`nova_reshape.cmd.sync_aggregates`, :mod:`nova_reshape.cmd.heal`,
-docs/consistency.md); their bad input is 2 as above.
+(:mod:`nova_reshape.cmd.audit`, :mod:`nova_reshape.cmd.sync_aggregates`,
+:mod:`nova_reshape.cmd.heal`, docs/consistency.md); their bad input is 2 as above.
 
 The command line becomes one typed request (:mod:`nova_reshape.cmd.request`)
 before anything is read; whatever stops a command early is a

@@ -15,7 +15,7 @@ Reading fails with :class:`PlacementReadError` (one line).
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
-from typing import NamedTuple
+from typing import Any, NamedTuple
 
 from nova_reshape.transport.base import Placement
 from nova_reshape.transport.direct import on_database
@@ -28,7 +28,16 @@ ReadProgress = Callable[[int, int], None]
 
 
 class PlacementReadError(Exception):
-    """Placement could not be read; the message is one line."""
+    """Placement could not be read; the message is one line saying which read and why."""
+
+
+def error_line(response: Any, what: str) -> str:
+    """``what`` failed: the status and the API's error detail, on one line."""
+    try:
+        detail = response.json()["errors"][0].get("detail", "")
+    except (ValueError, KeyError, IndexError, TypeError):
+        detail = response.text[:200]
+    return f"{what}: HTTP {response.status_code}: {' '.join(str(detail).split())}"
 
 
 class Provider(NamedTuple):
@@ -54,8 +63,7 @@ def list_providers(placement: Placement, uuid: str | None = None) -> list[Provid
     if uuid is not None and response.status_code == 400:
         return []
     if not response:
-        raise PlacementReadError(f"listing resource providers: HTTP {response.status_code} "
-                                 f"{response.text.strip()[:200]}")
+        raise PlacementReadError(error_line(response, "listing resource providers"))
     return [Provider(item["uuid"], item["name"], item["root_provider_uuid"])
             for item in response.json()["resource_providers"]]
 
@@ -79,8 +87,8 @@ def _per_provider(placement: Placement, providers: Iterable[Provider],
     for provider in providers:
         response = placement.request("GET", f"/resource_providers/{provider.uuid}/allocations")
         if not response:
-            raise PlacementReadError(f"allocations of resource provider {provider.uuid}: "
-                                     f"HTTP {response.status_code}")
+            raise PlacementReadError(
+                error_line(response, f"allocations of resource provider {provider.uuid}"))
         yield ProviderAllocations(provider, {
             consumer: dict(entry["resources"])
             for consumer, entry in response.json()["allocations"].items()})
