@@ -11,8 +11,9 @@ not candidates are reported without a reason (documented fallback).
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, TypeVar
 from urllib.parse import urlencode
 
 import requests
@@ -28,6 +29,8 @@ from placement_wsgi.db import preflight
 from placement_wsgi.db.database import Database, DatabaseUnavailable
 from placement_wsgi.microversion import Version
 from placement_wsgi.service import one_line
+
+T = TypeVar("T")
 
 #: The microversion nova's scheduler asks allocation candidates with.
 CANDIDATES_VERSION = Version(1, 36)
@@ -112,15 +115,24 @@ def from_database(url: str, query: list[tuple[str, str]]) -> PlacementView:
     Run :func:`check_placement` first: a wrong URL or database is then one
     line and nothing is created.
     """
+    return read_database(url, read_view, query)
+
+
+def read_database(url: str, body: Callable[..., T], *args: Any) -> T:
+    """``body(connection, *args)`` in one read transaction of the Placement database
+    at ``url`` (checked first, see :func:`check_placement`); every failure is a
+    :class:`PlacementError` of one line."""
     check_placement(url)
     database = Database(url)
     try:
-        return database.read(_read, query)
+        return database.read(body, *args)
     except errors.PlacementError as error:
         raise PlacementError(f"Placement refuses the query: {error}") from error
     except DatabaseUnavailable as error:
         raise PlacementError(f"cannot read the Placement database {preflight.masked_url(url)}: "
                              f"{errors.DATABASE_UNREACHABLE}") from error
+    except PlacementError:
+        raise
     except Exception as error:
         raise PlacementError(f"cannot read the Placement database {preflight.masked_url(url)}: "
                              f"{one_line(error)}") from error
@@ -128,7 +140,9 @@ def from_database(url: str, query: list[tuple[str, str]]) -> PlacementView:
         database.dispose()
 
 
-def _read(connection: Connection, query: list[tuple[str, str]]) -> PlacementView:
+def read_view(connection: Connection, query: list[tuple[str, str]]) -> PlacementView:
+    """Candidates and reasons for ``query`` over an open transaction of the Placement
+    database (the caller's: a read, or a write it will roll back)."""
     request = parse_query(query, CANDIDATES_VERSION)
     body = json.loads(engine.find_in_transaction(connection, request, engine.Settings()))
     resolved = resolve(connection, request)
