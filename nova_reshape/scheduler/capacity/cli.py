@@ -68,16 +68,22 @@ def add_parser(commands: Any) -> argparse.ArgumentParser:
                              "connections (repeatable, later files win)")
     parser.add_argument("--flavor", action="append", metavar="NAME", default=[],
                         dest="flavors", help="only this flavor (name or id); repeatable")
-    parser.add_argument("--all-flavors", action="store_true",
-                        help="every public flavor too, not only those in use")
-    parser.add_argument("--flavors-file", metavar="FILE",
-                        help="flavors described in a YAML or JSON file (docs/scheduler.md)")
+    add_flavor_arguments(parser)
     parser.add_argument("--assume-up", action="store_true",
                         help="count every nova-compute as up (computes stopped on purpose)")
     parser.add_argument("--format", choices=["table", "json"], default="table")
     parser.add_argument("--token", metavar="TOKEN", default=os.environ.get("OS_TOKEN"),
                         help="X-Auth-Token for --placement (default: $OS_TOKEN)")
     return parser
+
+
+def add_flavor_arguments(parser: Any) -> None:
+    """``--all-flavors`` and ``--flavors-file`` (this command's and the migration's
+    scheduling check's), on ``parser`` or an argument group."""
+    parser.add_argument("--all-flavors", action="store_true",
+                        help="every public flavor too, not only those in use")
+    parser.add_argument("--flavors-file", metavar="FILE",
+                        help="flavors described in a YAML or JSON file (docs/scheduler.md)")
 
 
 def measure(args: argparse.Namespace) -> CapacityReport:

@@ -33,15 +33,16 @@ from collections.abc import Callable, Iterable, Sequence
 from nova_reshape.nova.aggregate import Aggregate
 from nova_reshape.nova.flavor import Flavor
 from nova_reshape.scheduler import prefilters
-from nova_reshape.scheduler.capacity.fit import TreeRoom, count_fits
+from nova_reshape.scheduler.capacity.fit import TreeRoom, count_fits, prepare_checks
 from nova_reshape.scheduler.capacity.records import CapacityReport, FlavorCapacity, HostFit
 from nova_reshape.scheduler.config import SchedulerConfig
 from nova_reshape.scheduler.live.explain import HostStateSource
-from nova_reshape.scheduler.live.placement import PlacementView, merged
+from nova_reshape.scheduler.live.placement import PlacementView, QueryRefused, merged
 from nova_reshape.scheduler.live.reasons import RootVerdict
 from nova_reshape.scheduler.live.request import placement_requests, spec_for_flavor
 from nova_reshape.scheduler.pipeline import FilterScheduler, InstanceTrace
 from nova_reshape.scheduler.request_spec import RequestSpec
+from placement_wsgi import errors
 
 #: Placement's answer for one query (pairs), as the live explain reads it.
 Ask = Callable[[list[tuple[str, str]]], PlacementView]
@@ -88,7 +89,12 @@ class CapacityCheck:
         except prefilters.RequestFilterFailed as error:
             # nova asks Placement nothing: no host at all, for the reason given
             return FlavorCapacity(name, [], [f"a request filter refuses it: {error}"])
-        view = merged([ask(unlimited(request.query_params())) for request in requests])
+        try:
+            view = merged([ask(unlimited(request.query_params())) for request in requests])
+        except (errors.BadRequest, QueryRefused) as error:
+            # an unknown class or trait: Placement answers 400, nova finds no valid host
+            return FlavorCapacity(name, [], [f"Placement refuses the query, which nova takes "
+                                             f"as no valid host: {error}"])
         return FlavorCapacity(name, self._hosts(spec, view))
 
     def _hosts(self, spec: RequestSpec, view: PlacementView) -> list[HostFit]:
@@ -104,14 +110,15 @@ class CapacityCheck:
         passed = self.scheduler.get_filtered_hosts(hosts, copy.copy(spec), 0, trace)
         dropped = trace.reasons()
         valid = {id(host) for host in passed}
+        checks = prepare_checks(self.scheduler.filters, spec)
         fits: dict[str, int] = {}
         for host in hosts:
             uuid = host.uuid or host.host
             if id(host) not in valid:
                 reasons[uuid] = dropped.get(host.label, "dropped by the filters")
                 continue
-            fits[uuid] = count_fits(fresh[host.uuid], candidates[host.uuid], spec,
-                                    self.scheduler, TreeRoom(view.body["provider_summaries"]))
+            fits[uuid] = count_fits(fresh[host.uuid], candidates[host.uuid], spec, checks,
+                                    TreeRoom(view.body["provider_summaries"]))
         rows = []
         for uuid, root_name in sorted_roots(view):
             if uuid in fits and fits[uuid] > 0:

@@ -13,7 +13,9 @@ schedules it on that host alone:
 2. The configured filters on the host as consumed so far, all of them
    (each boot is a new request: filters run once per request run again),
    so NUMATopologyFilter sees the pinned CPUs taken by earlier claims and
-   PciPassthroughFilter the devices.
+   PciPassthroughFilter the devices. Their request-side preparation is
+   done once per flavor (:func:`prepare_checks`), their host checks before
+   every claim.
 3. The first candidate left is claimed (nova claims the host's first), and
    the host consumes the instance (RAM, disk, vCPUs, instance counter, NUMA
    cells, PCI pools: ``HostState.consume_from_request``).
@@ -26,11 +28,17 @@ forever).
 from __future__ import annotations
 
 import copy
+import functools
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from nova_reshape.scheduler.filters.base import (
+    BaseHostFilter,
+    HostCheck,
+    PreparedHostFilter,
+    Verdict,
+)
 from nova_reshape.scheduler.host_state import HostState
-from nova_reshape.scheduler.pipeline import FilterScheduler, InstanceTrace
 from nova_reshape.scheduler.request_spec import RequestSpec
 
 #: The count stops here (documented): a flavor asking for no resource fits without end.
@@ -67,12 +75,37 @@ class TreeRoom:
                 self.claimed[key] = self.claimed.get(key, 0) + amount
 
 
+def prepare_checks(filters: Sequence[BaseHostFilter], spec: RequestSpec) -> list[HostCheck]:
+    """The configured filters' per-host checks for boots of ``spec``, prepared once.
+
+    Every boot is a copy of ``spec`` (only consuming changes a boot's NUMA
+    topology, after its filters ran), so a built-in filter's request-side
+    preparation is the same for all of them; a filter that passes every
+    host for ``spec`` has no check. A third party's ``host_passes`` is
+    called per boot, as nova calls it.
+    """
+    checks: list[HostCheck] = []
+    for host_filter in filters:
+        if isinstance(host_filter, PreparedHostFilter):
+            check = host_filter.checker(spec)
+            if check is not None:
+                checks.append(check)
+        else:
+            checks.append(functools.partial(_passes, host_filter, spec))
+    return checks
+
+
+def _passes(host_filter: BaseHostFilter, spec: RequestSpec, host: HostState) -> Verdict:
+    return host_filter.host_passes(host, copy.copy(spec))
+
+
 def count_fits(host: HostState, candidates: Sequence[Candidate], spec: RequestSpec,
-               scheduler: FilterScheduler, room: TreeRoom) -> int:
+               checks: Sequence[HostCheck], room: TreeRoom) -> int:
     """How many boots of ``spec`` the host takes one after the other (see the module).
 
     ``candidates``: the host's allocation requests as Placement answered the
-    first boot. ``host`` is consumed (use a HostState made for this count).
+    first boot; ``checks``: :func:`prepare_checks`' for ``spec``. ``host`` is
+    consumed (use a HostState made for this count).
     """
     fits = 0
     while fits < MAX_FITS:
@@ -80,10 +113,10 @@ def count_fits(host: HostState, candidates: Sequence[Candidate], spec: RequestSp
         if not left:
             break
         host.allocation_candidates = left
-        boot = copy.copy(spec)  # a new request: consuming rewrites its NUMA topology
-        if not scheduler.run_filters([host], boot, 0, InstanceTrace(0, None)):
+        if not all(check(host) for check in checks):
             break
         room.claim(host.allocation_candidates[0])
-        host.consume_from_request(boot)
+        # a new request: consuming rewrites its NUMA topology
+        host.consume_from_request(copy.copy(spec))
         fits += 1
     return fits

@@ -19,7 +19,7 @@ flavors from a flavors file.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
 from nova_reshape.nova.aggregate import Aggregate
@@ -32,7 +32,7 @@ from nova_reshape.novadb.readonly import read_only
 from nova_reshape.scheduler.capacity import flavors as flavors_mod
 from nova_reshape.scheduler.config import SchedulerConfig
 from nova_reshape.scheduler.live.explain import HostStateSource, PlacementHostStates
-from nova_reshape.scheduler.live.nova_hosts import NovaDatabaseHostStates
+from nova_reshape.scheduler.live.nova_hosts import CpuSets, NovaDatabaseHostStates
 from nova_reshape.scheduler.prefilters.base import MIN_COMPUTE_VERSION_OWNER_TRAIT
 
 
@@ -51,12 +51,15 @@ class NovaInputs:
     #: Where the flavors were read ("nova API database", a file ...), for messages.
     where: str = "nova's API database"
 
-    def source(self, assume_up: bool = False) -> HostStateSource:
-        """The HostState source: the cells read, else Placement alone."""
+    def source(self, assume_up: bool = False,
+               cpu_sets: Mapping[str, CpuSets] | None = None) -> HostStateSource:
+        """The HostState source: the cells read (see
+        :class:`~nova_reshape.scheduler.live.nova_hosts.NovaDatabaseHostStates` for
+        ``assume_up`` and ``cpu_sets``), else Placement alone."""
         if self.cells is None:
             return PlacementHostStates(self.aggregates)
         return NovaDatabaseHostStates(self.cells, self.aggregates, self.nova_conf,
-                                      assume_up=assume_up)
+                                      assume_up=assume_up, cpu_sets=cpu_sets)
 
     def owner_nova_now(self) -> bool | None:
         """Whether nova 34's scheduler requires ``OWNER_NOVA`` today: every
@@ -83,8 +86,11 @@ def nova_conf_files(files: Sequence[str]) -> tuple[SchedulerConfig, NovaConf,
 
 
 def read_nova(nova_configs: Sequence[str] = (), api_url: str | None = None,
-              cell_url: str | None = None) -> NovaInputs:
-    """Everything of nova's a check needs (see the module); the readers' errors
+              cell_url: str | None = None, cell_names: Sequence[str] = (),
+              skip_unreachable: bool = False) -> NovaInputs:
+    """Everything of nova's a check needs (see the module); ``cell_names`` and
+    ``skip_unreachable`` select the API database's cells as
+    :class:`~nova_reshape.novadb.cells.CellsQuery` does. The readers' errors
     (:class:`~nova_reshape.novadb.readonly.DatabaseReadError` and its kinds)
     as they are."""
     conf, nova_conf, connections = nova_conf_files(nova_configs)
@@ -101,8 +107,9 @@ def read_nova(nova_configs: Sequence[str] = (), api_url: str | None = None,
     if cell_url:
         snapshot = cells.read_one_cell(cell_url)
     elif api_url:
-        snapshot = cells.read_cells(cells.CellsQuery(api_url=api_url,
-                                                     default_connection=connections.database))
+        snapshot = cells.read_cells(cells.CellsQuery(
+            api_url=api_url, default_connection=connections.database,
+            cells=tuple(cell_names), skip_unreachable=skip_unreachable))
     return NovaInputs(conf, nova_conf, snapshot, tuple(catalogue), tuple(public),
                       tuple(aggregates))
 

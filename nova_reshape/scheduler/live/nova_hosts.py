@@ -40,6 +40,9 @@ from nova_reshape.scheduler.errors import ScenarioError
 from nova_reshape.scheduler.host_state import HostState
 from nova_reshape.scheduler.sources import candidate_host_states
 
+#: A node's ``(cpu_shared_set, cpu_dedicated_set)``, None where not given.
+CpuSets = tuple[frozenset[int] | None, frozenset[int] | None]
+
 
 def _ratio(node: ComputeNodeRecord, word: str, nova_conf: NovaConf) -> float:
     stored = getattr(node, f"{word}_allocation_ratio")
@@ -150,19 +153,24 @@ class NovaDatabaseHostStates:
     judged by. ``assume_up``: every service counts as up (its heartbeat is
     not judged), for a cloud whose computes are stopped on purpose and will
     run again (an offline upgrade); disabled and forced-down services stay
-    as they are. The per-node entries are built once and reused by every
+    as they are. ``cpu_sets``: per node name, the ``(cpu_shared_set,
+    cpu_dedicated_set)`` its nova-compute will start with: the node's NUMA
+    cells are then those it reports at that start (:func:`started_numa`),
+    not those stored. The per-node entries are built once and reused by every
     call, so a source serves many requests (one per flavor) at one read.
     """
 
     def __init__(self, cells: str | CellsSnapshot, aggregates: Sequence[Aggregate] = (),
                  nova_conf: NovaConf | None = None,
-                 now: datetime.datetime | None = None, assume_up: bool = False) -> None:
+                 now: datetime.datetime | None = None, assume_up: bool = False,
+                 cpu_sets: Mapping[str, CpuSets] | None = None) -> None:
         self.url = cells if isinstance(cells, str) else None
         self._cells = None if isinstance(cells, str) else cells
         self._aggregates = list(aggregates)
         self.nova_conf = nova_conf or NovaConf()
         self.now = now
         self.assume_up = assume_up
+        self.cpu_sets = dict(cpu_sets or {})
         self._skipped: list[str] = []
         self._index: _NodeIndex | None = None
 
@@ -178,7 +186,7 @@ class NovaDatabaseHostStates:
             if self._cells is None:
                 self._cells = read_one_cell(self.url or "")
             now = self.now or datetime.datetime.now(datetime.UTC).replace(tzinfo=None)
-            self._index = _NodeIndex(self._cells, now, self.nova_conf, self.assume_up)
+            self._index = _NodeIndex(self._cells, now, self)
         return self._index
 
     def host_states(self, body: Mapping[str, Any], roots: Mapping[str, str],
@@ -206,8 +214,8 @@ class _NodeIndex:
     """Every compute node of the cells, found by uuid or hypervisor hostname, with
     its scenario host entry built once (or why it is no host for nova)."""
 
-    def __init__(self, cells: CellsSnapshot, now: datetime.datetime, nova_conf: NovaConf,
-                 assume_up: bool) -> None:
+    def __init__(self, cells: CellsSnapshot, now: datetime.datetime,
+                 source: NovaDatabaseHostStates) -> None:
         self.by_uuid: dict[str, tuple[CellRead, ComputeNodeRecord]] = {}
         self.by_name: dict[str, tuple[CellRead, ComputeNodeRecord]] = {}
         self.instances: dict[tuple[int, str], list[str]] = defaultdict(list)
@@ -220,7 +228,7 @@ class _NodeIndex:
                 if instance.host:
                     self.instances[(number, instance.host)].append(instance.uuid)
         self.numbers = {id(read): number for number, read in enumerate(cells.cells)}
-        self.now, self.nova_conf, self.assume_up = now, nova_conf, assume_up
+        self.now, self.source = now, source
         self._entries: dict[int, tuple[dict[str, Any] | None, str]] = {}
 
     def entry(self, uuid: str, name: str) -> tuple[dict[str, Any] | None, str]:
@@ -239,8 +247,27 @@ class _NodeIndex:
         if service is None:
             return None, f"host {node.host} has no nova-compute service"
         instances = self.instances.get((self.numbers[id(read)], node.host), ())
-        entry = host_entry(node, service, instances, self.now, self.nova_conf)
-        if self.assume_up:
+        entry = host_entry(node, service, instances, self.now, self.source.nova_conf)
+        if self.source.assume_up:
             entry.pop("last_heartbeat_age_s", None)
             entry["up"] = True
+        sets = self.source.cpu_sets.get(node.hypervisor_hostname)
+        if sets is not None and "numa_topology" in entry:
+            entry["numa_topology"] = started_numa(entry["numa_topology"], *sets)
         return entry, ""
+
+
+def started_numa(numa: Mapping[str, Any], shared: frozenset[int] | None,
+                 dedicated: frozenset[int] | None) -> dict[str, Any]:
+    """The NUMA cells (scenario vocabulary) a nova-compute reports once started with
+    ``[compute] cpu_shared_set`` ``shared`` and ``cpu_dedicated_set`` ``dedicated``:
+    each cell's CPUs (shared and dedicated as stored) split anew, a set not given
+    being empty; neither given: the cells as stored (nova counts every CPU)."""
+    if shared is None and dedicated is None:
+        return dict(numa)
+    cells = []
+    for cell in numa["cells"]:
+        cpus = set(cell["cpuset"]) | set(cell["pcpuset"])
+        cells.append({**cell, "cpuset": sorted(cpus & (shared or frozenset())),
+                      "pcpuset": sorted(cpus & (dedicated or frozenset()))})
+    return {**numa, "cells": cells}

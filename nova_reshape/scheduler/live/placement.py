@@ -48,6 +48,11 @@ class PlacementError(Exception):
         self.configuration = configuration
 
 
+class QueryRefused(PlacementError):
+    """Placement answered the candidates query 400 (an unknown class or trait): nova
+    takes that as no valid host."""
+
+
 @dataclass
 class PlacementView:
     body: dict[str, Any]
@@ -168,6 +173,8 @@ def from_http(url: str, query: list[tuple[str, str]], token: str | None = None,
                                  timeout=timeout)
     except requests.RequestException as error:
         raise PlacementError(f"cannot reach Placement at {url}: {error}") from error
+    if answer.status_code == 400:
+        raise QueryRefused(f"Placement answered 400: {answer.text[:300]}")
     for response in (answer, providers):
         if response.status_code != 200:
             raise PlacementError(f"Placement answered {response.status_code}: "

@@ -23,7 +23,7 @@ from nova_reshape.scheduler.cmd import main
 from nova_reshape.scheduler.config import SchedulerConfig
 from nova_reshape.scheduler.filters.core import ComputeFilter
 from nova_reshape.scheduler.live.explain import run
-from nova_reshape.scheduler.live.nova_hosts import NovaDatabaseHostStates
+from nova_reshape.scheduler.live.nova_hosts import NovaDatabaseHostStates, started_numa
 from nova_reshape.scheduler.live.placement import from_database
 from nova_reshape.scheduler.live.request import LiveRequest
 from tests.fixtures import nova_api_db, nova_db
@@ -273,3 +273,16 @@ def test_every_cell_of_the_api_database_is_one_source(engine, tmp_path):
         passed, _ = check.filter_all(list(hosts.values()), None)
         assert sorted(h.nodename for h in passed) == (
             [nova_db.CMP1_NODE, nova_db.CMP3_NODE] if assume_up else [])
+
+
+def test_started_numa_splits_each_cell_by_the_cpu_sets():
+    stored = {"cells": [{"id": 0, "cpuset": [0, 1, 2, 3], "pcpuset": [0, 1, 2, 3],
+                         "memory": 1024},
+                        {"id": 1, "cpuset": [4, 5], "pcpuset": [6, 7], "memory": 1024}]}
+    both = started_numa(stored, frozenset({0, 1, 4, 5}), frozenset({2, 3, 6, 7}))
+    assert [(c["cpuset"], c["pcpuset"]) for c in both["cells"]] == [
+        ([0, 1], [2, 3]), ([4, 5], [6, 7])]
+    shared_only = started_numa(stored, frozenset(range(8)), None)
+    assert [c["pcpuset"] for c in shared_only["cells"]] == [[], []]
+    assert started_numa(stored, None, None) == stored
+    assert stored["cells"][0]["pcpuset"] == [0, 1, 2, 3]  # the stored cells untouched

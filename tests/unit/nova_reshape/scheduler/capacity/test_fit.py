@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 from nova_reshape.nova.flavor import Flavor
-from nova_reshape.scheduler.capacity.fit import TreeRoom, count_fits
+from nova_reshape.scheduler.capacity.fit import TreeRoom, count_fits, prepare_checks
 from nova_reshape.scheduler.config import SchedulerConfig
+from nova_reshape.scheduler.filters.base import BaseHostFilter
 from nova_reshape.scheduler.live.request import spec_for_flavor
 from nova_reshape.scheduler.pipeline import FilterScheduler
 from nova_reshape.scheduler.scenario import build_host_state
@@ -36,11 +37,11 @@ def test_multi_create_fills_both_children_one_class_from_one_provider():
     host = build_host_state({"host": "cmp", "vcpus": 16, "memory_mb": 8192}, now=NOW)
     two_each = [candidate("gpu0", 2), candidate("gpu1", 2)]
     # gpu0 has 3 free (one pair), gpu1 2 free (one pair): a pair never spans both
-    assert count_fits(host, two_each, spec, FilterScheduler(SchedulerConfig(), filters=[]),
+    assert count_fits(host, two_each, spec, [],
                       TreeRoom(SUMMARIES)) == 2
     one_each = [candidate("gpu0"), candidate("gpu1")]
     host = build_host_state({"host": "cmp", "vcpus": 16, "memory_mb": 8192}, now=NOW)
-    assert count_fits(host, one_each, spec, FilterScheduler(SchedulerConfig(), filters=[]),
+    assert count_fits(host, one_each, spec, [],
                       TreeRoom(SUMMARIES)) == 5
 
 
@@ -50,8 +51,9 @@ def test_filters_run_again_before_every_claim():
     spec = spec_for_flavor(Flavor("g", 1, 512), conf)
     host = build_host_state({"host": "cmp", "vcpus": 16, "memory_mb": 8192,
                              "num_instances": 1}, now=NOW)
-    assert count_fits(host, [candidate("gpu0"), candidate("gpu1")], spec,
-                      FilterScheduler(conf), TreeRoom(SUMMARIES)) == 2
+    checks = prepare_checks(FilterScheduler(conf).filters, spec)
+    assert count_fits(host, [candidate("gpu0"), candidate("gpu1")], spec, checks,
+                      TreeRoom(SUMMARIES)) == 2
     assert host.num_instances == 3
 
 
@@ -65,4 +67,17 @@ def test_pinned_guests_counted_by_free_dedicated_cpus():
                              "numa_topology": topology}, now=NOW)
     vcpu_only = [{"allocations": {"root": {"resources": {"VCPU": 2}}}, "mappings": {}}]
     # Placement alone would take 7 (14 VCPU free); five dedicated CPUs take two guests
-    assert count_fits(host, vcpu_only, spec, FilterScheduler(conf), TreeRoom(SUMMARIES)) == 2
+    checks = prepare_checks(FilterScheduler(conf).filters, spec)
+    assert count_fits(host, vcpu_only, spec, checks, TreeRoom(SUMMARIES)) == 2
+
+
+def test_a_third_party_filter_is_asked_per_boot():
+    class EveryOther(BaseHostFilter):
+        def host_passes(self, host_state, spec_obj):
+            return host_state.num_instances < 2
+
+    spec = spec_for_flavor(Flavor("g", 1, 512), SchedulerConfig())
+    host = build_host_state({"host": "cmp", "vcpus": 16, "memory_mb": 8192}, now=NOW)
+    checks = prepare_checks([EveryOther()], spec)
+    assert count_fits(host, [candidate("gpu0"), candidate("gpu1")], spec, checks,
+                      TreeRoom(SUMMARIES)) == 2
