@@ -115,9 +115,12 @@ def capacity(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         configuration = (isinstance(error, CONFIGURATION_ERRORS)
                          or getattr(error, "configuration", False))
         return 2 if configuration else 3
-    if args.format == "json":
-        json.dump(report.to_dict(), out, indent=2)
-        out.write("\n")
-    else:
-        out.write(render_report(report))
+    text = (json.dumps(report.to_dict(), indent=2) + "\n" if args.format == "json"
+            else render_report(report))
+    try:
+        out.write(text)
+        out.flush()
+    except BrokenPipeError:
+        # the reader went away (``| head``): no traceback, nothing more to write
+        os.dup2(os.open(os.devnull, os.O_WRONLY), out.fileno())
     return 0
