@@ -273,7 +273,11 @@ def migrate_compute_inventory(migrate_request: MigrateRequest, out: TextIO,
                                  force=migrate_request.progress)
     if options.numa_in_placement:
         err.write(output.NUMA_WARNING.format(number=options.target.number))
-    checked = scheduling.run(migrate_request, opener, hosts, options, check_setup)
+    try:
+        checked = scheduling.run(migrate_request, opener, hosts, options, check_setup)
+    except scheduling.SchedulingRefusal as refusal:
+        report_file.write_refused(migrate_request, refusal.exit_code, refusal.table)
+        raise
     with report_file.open_report(migrate_request) as report:
         show = output.show_for(migrate_request)
         settings = migrate.Settings(dry_run=migrate_request.dry_run, options=options,

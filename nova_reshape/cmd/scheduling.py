@@ -43,6 +43,15 @@ SKIPPED_OVER_HTTP = ("it reads the Placement database (give --config-file), not 
 SKIPPED_REFUSED = "the pre-flight refuses nodes, so there is no plan to measure"
 
 
+class SchedulingRefusal(Refusal):
+    """``scheduling_lost``: the refusal, and the report file's table of it."""
+
+    def __init__(self, message: str, findings: Sequence[Any], refused_details: Details,
+                 refused_table: SchedulingTable | None) -> None:
+        super().__init__(ExitClass.REFUSED, message, findings, refused_details)
+        self.table = refused_table
+
+
 class Checked:
     """The run's scheduling check: its answer (None: skipped, ``skipped`` says why),
     and what measuring it again needs."""
@@ -97,13 +106,13 @@ def run(request: MigrateRequest, opener: parallel.Opener, hosts: Sequence[Host],
             check, cpu_sets = preview(placement, hosts, options, check_setup)
     except NodesRefused:
         return Checked(skipped=SKIPPED_REFUSED)
+    checked = Checked(check, check_setup, cpu_sets)
     findings = check.findings()
     if findings:
-        raise Refusal(ExitClass.REFUSED,
-                      f"{len(findings)} flavor(s) would have no valid host after the "
-                      "migration: nothing was written", findings,
-                      details(check, rechecked=False))
-    return Checked(check, check_setup, cpu_sets)
+        raise SchedulingRefusal(f"{len(findings)} flavor(s) would have no valid host after "
+                                "the migration: nothing was written", findings,
+                                details(check, rechecked=False), table(checked))
+    return checked
 
 
 def recheck(request: MigrateRequest, opener: parallel.Opener, checked: Checked | None,

@@ -9,7 +9,9 @@ import contextlib
 import dataclasses
 import io
 import json
+import pathlib
 
+import jsonschema
 import pytest
 
 from nova_reshape.cmd import manage
@@ -19,6 +21,7 @@ from tests.fixtures import scheduling_cloud as cloud
 from tests.fixtures.databases import SERVERS, checksum
 from tests.functional.nova_reshape import migrate_helpers as helpers
 
+SCHEMA = pathlib.Path(__file__).parents[1] / "runreport" / "report.schema.json"
 DEDICATED = cloud.Node("cmp-a", "b0000000-0000-4000-8000-00000000000a")
 SHARED_ONLY = cloud.Node("cmp-b", "b0000000-0000-4000-8000-00000000000b")
 OFF = cloud.Node("cmp-off", "b0000000-0000-4000-8000-0000000000ff", disabled=True)
@@ -113,9 +116,15 @@ def test_a_pinned_flavor_without_any_dedicated_set_refuses_the_run(engine, tmp_p
         assert "  flavor p2: LOST: 1 -> 0 valid host(s), 4 -> 0 more fit" in text
         assert text.splitlines()[-1] == ("refused: 1 flavor(s) would have no valid host after "
                                          "the migration: nothing was written")
-        code, text, err = run(*argv, "--format", "json")
+        report = tmp_path / "refused.json"
+        code, text, err = run(*argv, "--format", "json", "--report", str(report))
         document = json.loads(text)
         assert code == 3 and document["findings"][0]["code"] == "scheduling_lost"
+        written = json.loads(report.read_text())
+        jsonschema.validate(written, json.loads(SCHEMA.read_text()))
+        assert written["outcome"]["exit_code"] == 3 and written["nodes"] == []
+        assert [row[:2] for row in written["scheduling"]["rows"]] == [
+            ["p2", "lost"], ["m1", "same"], ["huge", "nowhere"]]
         assert verdicts(document)["p2"]["verdict"] == "lost"
         assert checksum(database) == before
 
