@@ -30,8 +30,8 @@ from __future__ import annotations
 
 import threading
 import uuid
-from collections.abc import Iterator, Mapping, Sequence
-from typing import Any
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from typing import Any, TypeVar
 
 import wsgi_intercept
 from oslo_config import cfg
@@ -42,6 +42,8 @@ from placement_wsgi import deploy, errors
 from placement_wsgi.client import VERSION_HEADER, PlacementClient
 from placement_wsgi.db.database import DatabaseOutOfSpace, DatabaseUnavailable
 from placement_wsgi.objects import provider_allocations, tree_change, tree_state
+
+T = TypeVar("T")
 
 __all__ = ["SCRIPT_NAME", "VERSION_HEADER", "PlacementClient", "PlacementDirect"]
 
@@ -227,6 +229,24 @@ class PlacementDirect:
             raise errors.ServiceUnavailable(errors.DATABASE_UNREACHABLE) from error
         except DatabaseOutOfSpace as error:  # as the app answers (507)
             raise errors.InsufficientStorage(str(error)) from error
+
+    def read_with_changes(self, changes: Sequence[tree_change.TreeChange],
+                          read: Callable[[Any], T]) -> T:
+        """``read(connection)`` on the database as ``changes`` would leave it, in one
+        transaction that is rolled back: nothing is written
+        (:func:`placement_wsgi.objects.tree_change.read_with_changes`; no change:
+        the database as it is). Errors as :meth:`apply_tree_change`. Only while open.
+        """
+        if self.app is None:
+            raise RuntimeError("this PlacementDirect is not open")
+        conf = self.conf.placement
+        try:
+            return tree_change.read_with_changes(
+                self.app.placement_app.database, changes, read,
+                incomplete_project=conf.incomplete_consumer_project_id,
+                incomplete_user=conf.incomplete_consumer_user_id)
+        except DatabaseUnavailable as error:
+            raise errors.ServiceUnavailable(errors.DATABASE_UNREACHABLE) from error
 
     def __exit__(self, *exc_info: object) -> None:
         try:

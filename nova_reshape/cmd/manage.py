@@ -76,6 +76,7 @@ from nova_reshape.cmd import (
     placement_rights,
     report_file,
     request,
+    scheduling,
     sync_aggregates,
 )
 from nova_reshape.cmd.placement_access import (  # noqa: F401 - re-exported
@@ -203,6 +204,7 @@ def migrate_compute_inventory(migrate_request: MigrateRequest, out: TextIO,
     opener = placement_opener(migrate_request.placement,
                               NovaConfigPaths(migrate_request.nova_configs))
     hosts, options = read_inputs(migrate_request, out, err)
+    check_setup = scheduling.setup(migrate_request)
     if migrate_request.placement.url:  # the token's rights, before any write
         with opener() as placement:
             placement_rights.check_rights(placement, migrate_request.placement.url,
@@ -211,6 +213,11 @@ def migrate_compute_inventory(migrate_request: MigrateRequest, out: TextIO,
                                  force=migrate_request.progress)
     if options.numa_in_placement:
         err.write(output.NUMA_WARNING.format(number=options.target.number))
+    try:
+        checked = scheduling.run(migrate_request, opener, hosts, options, check_setup)
+    except scheduling.SchedulingRefusal as refusal:
+        report_file.write_refused(migrate_request, refusal.exit_code, refusal.table)
+        raise
     with report_file.open_report(migrate_request) as report:
         show = output.show_for(migrate_request)
         settings = migrate.Settings(dry_run=migrate_request.dry_run, options=options,
@@ -221,9 +228,12 @@ def migrate_compute_inventory(migrate_request: MigrateRequest, out: TextIO,
         except KeyboardInterrupt as stop:
             raise tally.interruption(stop, migrate_request.report) from None
         code = exit_code(results)
+        scheduling.recheck(migrate_request, opener, checked, options, code)
         if report:
+            report.scheduling = scheduling.table(checked)
             report.close(report_file.outcome(code, migrate_request.dry_run))
-    output.write_report(migrate_request, results, code, out)
+    output.write_report(migrate_request, results, code, out, scheduling.details(
+        checked, rechecked=not migrate_request.dry_run))
     return code
 
 

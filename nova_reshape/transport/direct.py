@@ -14,6 +14,8 @@ Opened on the database, it also offers the bulk operations of
 PlacementDirect that bypass the REST pipeline for the offline tools' sake:
 :meth:`DirectTransport.read_trees` and :meth:`DirectTransport.apply_tree_change`
 (one transaction per tree) for the migration,
+:meth:`DirectTransport.read_with_changes` (the database read as changes would
+leave it, rolled back: the scheduling check's preview),
 :meth:`DirectTransport.read_provider_allocations` for the audit.
 :func:`on_database` is the one rule telling whether a transport is
 in-process on the database and so offers them.
@@ -28,7 +30,7 @@ from __future__ import annotations
 import contextlib
 import json as jsonlib
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
-from typing import Any
+from typing import Any, TypeVar
 
 import webob
 from oslo_config import cfg
@@ -38,6 +40,8 @@ from nova_reshape.transport.counting import CountingTransport
 from placement_wsgi.direct import PlacementDirect
 from placement_wsgi.objects.tree_change import TreeChange, TreeCheck
 from placement_wsgi.objects.tree_state import DEFAULT_BATCH_SIZE, TreeState
+
+T = TypeVar("T")
 
 #: A WSGI application (the Placement app PlacementDirect builds, or a test's).
 WsgiApp = Callable[[dict[str, Any], Callable[..., Any]], Iterable[bytes]]
@@ -104,6 +108,15 @@ class DirectTransport(Transport[WsgiResponse]):
         if self.direct is None:
             raise RuntimeError("bulk writes need a transport opened by open_direct")
         return self.direct.apply_tree_change(change, check)
+
+    def read_with_changes(self, changes: Sequence[TreeChange],
+                          read: Callable[[Any], T]) -> T:
+        """:meth:`placement_wsgi.direct.PlacementDirect.read_with_changes` on the open
+        database: ``read(connection)`` on the database as ``changes`` would leave it,
+        in one transaction rolled back (nothing written)."""
+        if self.direct is None:
+            raise RuntimeError("previews need a transport opened by open_direct")
+        return self.direct.read_with_changes(changes, read)
 
     def request(self, method: str, url: str, json: JsonBody = None,
                 microversion: str | None = None,
