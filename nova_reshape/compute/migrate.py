@@ -237,8 +237,8 @@ class Migration:
                          else WOULD_UPDATE)
         result.moves = simulation.moves
         self._show(result, simulation)
-        if not node_plan.empty:
-            self.reader.keep(state)
+        if not node_plan.empty and not self.settings.dry_run:
+            self.reader.keep(state)  # over the API: written as read unless it moved
         return _Prepared(node, root, result, changes=not node_plan.empty)
 
     # -- phase 2 -----------------------------------------------------------------
