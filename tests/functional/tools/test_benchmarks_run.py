@@ -100,6 +100,10 @@ BENCHES = [
           _json_figures("intercept_cpu_ms_per_call", "wsgi_cpu_ms_per_call")),
     Bench("bench_migrate.py", MIGRATE, MIGRATE_FIGURES),
     Bench("bench_migrate_killed.py", KILLED, KILLED_FIGURES),
+    # Exits 1 unless gunicorn's access log and the run count the same requests.
+    Bench("bench_migrate.py", (*MIGRATE, "--over-http"),
+          _json_figures("served_requests", "placement_calls", "http_to_in_process_wall"),
+          on="sqlite-over-http"),
     Bench("bench_allocations.py", ("--engine", "sqlite", *ALLOCATIONS), ALLOCATIONS_FIGURES),
     # Its browser figures are printed only where chromium is (else the reason why not).
     Bench("bench_report.py", ("--nodes", "4", "--gpus", "1", "--instances", "2"),
