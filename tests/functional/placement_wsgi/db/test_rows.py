@@ -202,7 +202,7 @@ def test_statement_fills_its_id_lists_per_call(database: Database) -> None:
             assert all(type(row) is tuple for row in got)
             assert _normalised(got) == expected(connection, providers, classes)
         # an empty list: IN matches nothing, NOT IN everything
-        assert statement.rows(connection, [], {0}) == []
+        assert list(statement.rows(connection, [], {0})) == []
         assert _normalised(statement.rows(connection, {2}, [])) == expected(
             connection, {2}, {-1})
         assert len(_normalised(statement.rows(connection, {2}, []))) == 2
@@ -218,6 +218,6 @@ def test_statement_keeps_bound_constants(database: Database) -> None:
         _rp.c.parent_provider_id.is_not(None)).order_by(_rp.c.id).limit(1))
 
     def body(connection: sa.Connection) -> None:
-        assert statement.rows(connection) == [(2,)]
+        assert list(statement.rows(connection)) == [(2,)]
 
     database.read(body)
