@@ -167,10 +167,11 @@ def statement_timer(app) -> Iterator[list[tuple[float, int, str]]]:
     """Record (seconds, rows, SQL) of every statement run while open.
 
     Statements run through SQLAlchemy are timed by its cursor events; those
-    the candidate loader runs on the raw DB-API cursor
-    (:func:`placement_wsgi.db.rows.connection_rows`, imported by the loader) by wrapping it.
+    the candidate engine runs on the raw DB-API cursor (``connection_rows``
+    and ``Statement.rows`` in :mod:`placement_wsgi.db.rows`) by wrapping
+    that module's two cursor helpers (private: this is a profiling tool).
     """
-    from placement_wsgi.candidates import loader as loader_module
+    from placement_wsgi.db import rows as rows_module
 
     engine = app.placement_app.database.engine
     timings: list[tuple[float, int, str]] = []
@@ -183,23 +184,28 @@ def statement_timer(app) -> Iterator[list[tuple[float, int, str]]]:
         timings.append((time.perf_counter() - started.pop(id(cursor)), cursor.rowcount,
                         statement))
 
-    original = loader_module.connection_rows
+    run, read_packed = rows_module._run, rows_module._read_packed
 
-    def timed_rows(connection: sa.Connection, query: sa.Executable) -> list[tuple]:
+    def timed_run(connection: sa.Connection, text: str, params) -> list[tuple]:  # noqa: ANN001
         start = time.perf_counter()
-        rows = original(connection, query)
-        statement = str(query.compile(dialect=connection.dialect,
-                                      compile_kwargs={"render_postcompile": True}))
-        timings.append((time.perf_counter() - start, len(rows), statement))
-        return rows
+        found = run(connection, text, params)
+        timings.append((time.perf_counter() - start, len(found), text))
+        return found
+
+    def timed_packed(connection: sa.Connection, packed) -> list[tuple] | None:  # noqa: ANN001
+        start = time.perf_counter()
+        found = read_packed(connection, packed)
+        timings.append((time.perf_counter() - start, -1 if found is None else len(found),
+                        packed.text))
+        return found
 
     sa.event.listen(engine, "before_cursor_execute", before)
     sa.event.listen(engine, "after_cursor_execute", after)
-    loader_module.connection_rows = timed_rows
+    rows_module._run, rows_module._read_packed = timed_run, timed_packed
     try:
         yield timings
     finally:
-        loader_module.connection_rows = original
+        rows_module._run, rows_module._read_packed = run, read_packed
         sa.event.remove(engine, "before_cursor_execute", before)
         sa.event.remove(engine, "after_cursor_execute", after)
 

@@ -87,17 +87,19 @@ def find_in_transaction(connection: Connection, request: CandidateRequest,
     if not candidates:
         return EMPTY_BODY
     providers = allocation_providers(plan.slots, candidates)
+    whole_trees = None
     if request.nested_aware:
         # whole trees of the providers that get resources (sharing: own tree)
         roots = {snapshot.root_of[provider] for provider in providers}
         if snapshot.has_trees:
             loader.load_trees(snapshot, roots)
             shown = [member for root in sorted(roots) for member in snapshot.tree_members[root]]
+            whole_trees = roots
         else:
             shown = sorted(roots)
     else:
         shown = sorted(providers)
-    summary = loader.load_summaries(snapshot, set(shown))
+    summary = loader.load_summaries(snapshot, set(shown), whole_trees)
     # providers of resourceless groups may sit outside the shown trees
     loader.load_uuids(snapshot, {provider for candidate in candidates for provider in candidate})
     return Formatter(resolved, plan.slots, summary, request.version).body(candidates, shown)

@@ -51,6 +51,8 @@ class Formatter:
         self._quoted: dict[int, str] = {}
         #: candidate pattern -> str.format template (see allocation_request)
         self._templates: dict[tuple[int, ...], str] = {}
+        #: the template of candidates whose slots all have different providers
+        self._distinct: str | None = None
         #: per slot: [(quoted class name, amount)]
         self._named = [[(self._class[rc], amount) for rc, amount in slot.amounts]
                        for slot in slots]
@@ -89,6 +91,13 @@ class Formatter:
             return self._one_provider(self._uuid(candidate[0]))
         # The text depends on the candidate only through its uuids and its
         # pattern (which slots share a provider): write it once per pattern.
+        if len(set(candidate)) == len(candidate):  # the common pattern: no sharing
+            template = self._distinct
+            if template is None:
+                template = self._distinct = self._template(tuple(range(len(candidate))))
+            quoted = self._quoted
+            return template.format(*[quoted.get(provider) or self._uuid(provider)
+                                     for provider in candidate])
         distinct = list(dict.fromkeys(candidate))
         pattern = tuple(map(distinct.index, candidate))
         template = self._templates.get(pattern)
@@ -142,10 +151,15 @@ class Formatter:
                 f'"mappings":{mappings}}}')
 
     def provider_summaries(self, providers: Iterable[int]) -> str:
-        """The ``provider_summaries`` object as JSON text.
+        """The ``provider_summaries`` object as JSON text."""
+        return "{" + ",".join(self._summary_entries(providers)) + "}"
+
+    def _summary_entries(self, providers: Iterable[int]) -> list[str]:
+        """One ``"uuid":{...}`` text per provider.
 
         Providers of similar trees have equal resource lists and trait lists:
-        each distinct list is written once.
+        each distinct list is written once, and each entry is one f-string
+        (one allocation) of pre-written parts.
         """
         summary = self.summary
         classes = self._class
@@ -158,6 +172,7 @@ class Formatter:
         quoted = self._quote_all()
         written_resources: dict[tuple, str] = {}
         written_traits: dict[tuple[str, ...], str] = {}
+        no_traits = ',"traits":[]' if with_traits else ""
         entries = []
         for provider in providers:
             key = tuple(resources_of.get(provider, ()))
@@ -166,28 +181,32 @@ class Formatter:
                 resources = written_resources[key] = '{"resources":' + _object(
                     f'{classes[rc]}:{{"capacity":{capacity},"used":{used}}}'
                     for rc, capacity, used in key)
-            entry = quoted[provider] + ":" + resources
+            traits = no_traits
             if with_traits:
-                names = tuple(traits_of.get(provider, ()))
-                traits = written_traits.get(names)
-                if traits is None:
-                    traits = written_traits[names] = (
-                        ',"traits":[' + ",".join(map(quote, names)) + "]")
-                entry += traits
+                names = traits_of.get(provider)
+                if names:
+                    key = tuple(names)
+                    traits = written_traits.get(key)
+                    if traits is None:
+                        traits = written_traits[key] = (
+                            ',"traits":[' + ",".join(map(quote, key)) + "]")
             if with_tree:
                 parent = parent_of.get(provider)
-                entry += (',"parent_provider_uuid":'
-                          + ("null" if parent is None else quoted[parent])
-                          + ',"root_provider_uuid":' + quoted[root_of[provider]] + "}")
+                entries.append(
+                    f'{quoted[provider]}:{resources}{traits},"parent_provider_uuid":'
+                    f'{"null" if parent is None else quoted[parent]},'
+                    f'"root_provider_uuid":{quoted[root_of[provider]]}}}')
             else:
-                entry += "}"
-            entries.append(entry)
-        return "{" + ",".join(entries) + "}"
+                entries.append(f"{quoted[provider]}:{resources}{traits}}}")
+        return entries
 
     def body(self, candidates: list[tuple[int, ...]], shown: Iterable[int]) -> str:
-        """The whole response body."""
+        """The whole response body, joined once (it can be megabytes)."""
         self._quote_all()
         allocation_request = self.allocation_request
-        return ('{"allocation_requests":['
-                + ",".join([allocation_request(candidate) for candidate in candidates])
-                + '],"provider_summaries":' + self.provider_summaries(shown) + "}")
+        return "".join((
+            '{"allocation_requests":[',
+            ",".join([allocation_request(candidate) for candidate in candidates]),
+            '],"provider_summaries":{',
+            ",".join(self._summary_entries(shown)),
+            "}}"))

@@ -27,7 +27,7 @@ from placement_wsgi.candidates.resolved import ResolvedRequest
 from placement_wsgi.candidates.snapshot import InventoryRow, Snapshot
 from placement_wsgi.capacity import capacity
 from placement_wsgi.db import tables
-from placement_wsgi.db.rows import connection_rows, in_ids, in_values
+from placement_wsgi.db.rows import Statement, connection_rows, in_ids, in_values
 
 _rp = tables.resource_providers
 _inv = tables.inventories
@@ -36,6 +36,65 @@ _rpt = tables.resource_provider_traits
 _rpa = tables.resource_provider_aggregates
 _aggs = tables.placement_aggregates
 _traits = tables.traits
+
+
+def _providers(where: sa.ColumnElement) -> sa.Select:
+    return sa.select(_rp.c.id, _rp.c.uuid, _rp.c.parent_provider_id,
+                     sa.func.coalesce(_rp.c.root_provider_id, _rp.c.id)).where(where)
+
+
+def _usage(where: sa.ColumnElement) -> sa.Select:
+    return (sa.select(_alloc.c.resource_provider_id, _alloc.c.resource_class_id,
+                      sa.func.sum(_alloc.c.used))
+            .where(where)
+            .group_by(_alloc.c.resource_provider_id, _alloc.c.resource_class_id))
+
+
+# The statements of a request, built and compiled once (see rows.Statement);
+# their parameters are id lists.
+_HAS_TREES = Statement(lambda: sa.select(_rp.c.id).where(
+    _rp.c.parent_provider_id.is_not(None)).limit(1))
+_INVENTORIES = Statement(lambda classes: sa.select(
+    _inv.c.resource_provider_id, _inv.c.resource_class_id, _inv.c.total,
+    _inv.c.reserved, _inv.c.min_unit, _inv.c.max_unit, _inv.c.step_size,
+    _inv.c.allocation_ratio).where(in_ids(_inv.c.resource_class_id, classes)))
+_USAGE = Statement(lambda classes: _usage(in_ids(_alloc.c.resource_class_id, classes)))
+_rp_with = _rp.alias("with_inventory")
+#: every provider of the trees where some provider has an inventory of ``classes``
+_TREES_WITH_CLASSES = Statement(lambda classes: _providers(_rp.c.root_provider_id.in_(
+    sa.select(_rp_with.c.root_provider_id)
+    .join(_inv, _inv.c.resource_provider_id == _rp_with.c.id)
+    .where(in_ids(_inv.c.resource_class_id, classes)))))
+_PROVIDERS = Statement(lambda ids: _providers(in_ids(_rp.c.id, ids)))
+_TREES = Statement(lambda roots: _providers(in_ids(_rp.c.root_provider_id, roots)))
+_TREES_BUT = Statement(lambda roots, known: _providers(sa.and_(
+    in_ids(_rp.c.root_provider_id, roots), sa.not_(in_ids(_rp.c.id, known)))))
+_AGGREGATE_MEMBERS = Statement(lambda aggregates: sa.select(
+    _rpa.c.aggregate_id, _rpa.c.resource_provider_id).where(
+    in_ids(_rpa.c.aggregate_id, aggregates)))
+_TRAIT_HOLDERS = Statement(lambda traits: sa.select(
+    _rpt.c.resource_provider_id, _rpt.c.trait_id).where(in_ids(_rpt.c.trait_id, traits)))
+_OTHER_INVENTORIES = Statement(lambda providers, classes: sa.select(
+    _inv.c.resource_provider_id, _inv.c.resource_class_id, _inv.c.total, _inv.c.reserved,
+    _inv.c.allocation_ratio).where(in_ids(_inv.c.resource_provider_id, providers),
+                                   sa.not_(in_ids(_inv.c.resource_class_id, classes))))
+# the same two reads for whole trees, by root: a seventh of the ids to send on
+# trees of seven providers
+_OTHER_INVENTORIES_IN_TREES = Statement(lambda roots, classes: sa.select(
+    _inv.c.resource_provider_id, _inv.c.resource_class_id, _inv.c.total, _inv.c.reserved,
+    _inv.c.allocation_ratio).join(_rp, _rp.c.id == _inv.c.resource_provider_id).where(
+    in_ids(_rp.c.root_provider_id, roots), sa.not_(in_ids(_inv.c.resource_class_id, classes))))
+_OTHER_USAGE = Statement(lambda providers, classes: _usage(sa.and_(
+    in_ids(_alloc.c.resource_provider_id, providers),
+    sa.not_(in_ids(_alloc.c.resource_class_id, classes)))))
+_TRAIT_NAMES = Statement(lambda providers: sa.select(_rpt.c.resource_provider_id, _traits.c.name)
+                         .join(_traits, _traits.c.id == _rpt.c.trait_id)
+                         .where(in_ids(_rpt.c.resource_provider_id, providers)))
+_TRAIT_NAMES_IN_TREES = Statement(lambda roots: sa.select(
+    _rpt.c.resource_provider_id, _traits.c.name)
+    .join(_traits, _traits.c.id == _rpt.c.trait_id)
+    .join(_rp, _rp.c.id == _rpt.c.resource_provider_id)
+    .where(in_ids(_rp.c.root_provider_id, roots)))
 
 
 class Loader:
@@ -49,9 +108,7 @@ class Loader:
         """Everything but the trees (see :meth:`load_trees`)."""
         snapshot = Snapshot()
         connection = self.connection
-        snapshot.has_trees = connection.execute(
-            sa.select(_rp.c.id).where(_rp.c.parent_provider_id.is_not(None)).limit(1)
-        ).first() is not None
+        snapshot.has_trees = bool(_HAS_TREES.rows(connection))
         self._load_inventories(snapshot)
         self._load_traits(snapshot)
         self._load_aggregates(snapshot)
@@ -64,38 +121,38 @@ class Loader:
         classes = self.resolved.requested_classes
         if not classes:
             return
-        query = sa.select(
-            _inv.c.resource_provider_id, _inv.c.resource_class_id, _inv.c.total,
-            _inv.c.reserved, _inv.c.min_unit, _inv.c.max_unit, _inv.c.step_size,
-            _inv.c.allocation_ratio).where(in_ids(_inv.c.resource_class_id, classes))
-        usage = (sa.select(_alloc.c.resource_provider_id, _alloc.c.resource_class_id,
-                           sa.func.sum(_alloc.c.used))
-                 .where(in_ids(_alloc.c.resource_class_id, classes))
-                 .group_by(_alloc.c.resource_provider_id, _alloc.c.resource_class_id))
         inventories = snapshot.inventories
         # tuple.__new__ in C: a third cheaper than _make for thousands of rows
         for row in map(functools.partial(tuple.__new__, InventoryRow),
-                       connection_rows(self.connection, query)):
+                       _INVENTORIES.rows(self.connection, classes)):
             by_provider = inventories.get(row.resource_class)
             if by_provider is None:
                 by_provider = inventories[row.resource_class] = {}
             by_provider[row.provider] = row
-        _add_usage(snapshot.usage, connection_rows(self.connection, usage))
+        _add_usage(snapshot.usage, _USAGE.rows(self.connection, classes))
         if not snapshot.has_trees:
             providers = {provider for by_provider in inventories.values()
                          for provider in by_provider}
             snapshot.root_of.update(zip(providers, providers, strict=True))
             snapshot.parent_of.update(dict.fromkeys(providers))
             return
-        self._add_providers(snapshot, sa.exists().where(
-            _inv.c.resource_provider_id == _rp.c.id,
-            in_ids(_inv.c.resource_class_id, classes)))
+        # whole trees at once: one statement instead of the providers with such
+        # an inventory now and the rest of their trees later
+        members: dict[int, list[int]] = {}
+        for provider in self._add_providers(snapshot, _TREES_WITH_CLASSES, classes):
+            root = snapshot.root_of[provider]
+            found = members.get(root)
+            if found is None:
+                found = members[root] = []
+            found.append(provider)
+        for root, found in members.items():
+            found.sort()
+            snapshot.tree_members[root] = found
 
-    def _add_providers(self, snapshot: Snapshot, where: sa.ColumnElement) -> list[int]:
-        """Record uuid, parent and root of the providers matching ``where``."""
-        rows = connection_rows(self.connection, sa.select(
-            _rp.c.id, _rp.c.uuid, _rp.c.parent_provider_id,
-            sa.func.coalesce(_rp.c.root_provider_id, _rp.c.id)).where(where))
+    def _add_providers(self, snapshot: Snapshot, statement: Statement,
+                       *id_lists: Iterable[int]) -> list[int]:
+        """Record uuid, parent and root of the providers ``statement`` reads."""
+        rows = statement.rows(self.connection, *id_lists)
         for provider, uuid, parent, root in rows:
             snapshot.uuid_of[provider] = uuid
             snapshot.parent_of[provider] = parent
@@ -109,9 +166,7 @@ class Loader:
         if not traits:
             return
         holders = snapshot.trait_holders
-        for provider, trait in connection_rows(self.connection, sa.select(
-                _rpt.c.resource_provider_id, _rpt.c.trait_id).where(
-                in_ids(_rpt.c.trait_id, traits))):
+        for provider, trait in _TRAIT_HOLDERS.rows(self.connection, traits):
             found = holders.get(trait)
             if found is None:
                 found = holders[trait] = set()
@@ -123,11 +178,15 @@ class Loader:
         aggregates = self.resolved.mentioned_aggregates
         if not aggregates:
             return
-        query = (sa.select(_aggs.c.uuid, _rpa.c.resource_provider_id)
-                 .join(_rpa, _rpa.c.aggregate_id == _aggs.c.id)
-                 .where(in_values(_aggs.c.uuid, aggregates)))
-        for uuid, provider in connection_rows(self.connection, query):
-            snapshot.agg_members.setdefault(uuid, set()).add(provider)
+        # ids first (a few rows), then the members as integers only: no uuid
+        # string per member row
+        uuid_of = dict(connection_rows(self.connection, sa.select(_aggs.c.id, _aggs.c.uuid).where(
+            in_values(_aggs.c.uuid, aggregates))))
+        members: dict[int, set[int]] = {aggregate: set() for aggregate in uuid_of}
+        for aggregate, provider in _AGGREGATE_MEMBERS.rows(self.connection, uuid_of):
+            members[aggregate].add(provider)
+        for aggregate, uuid in uuid_of.items():
+            snapshot.agg_members[uuid] = members[aggregate]
 
     def _load_in_tree(self, snapshot: Snapshot) -> None:
         uuids = {group.in_tree for group in self.resolved.groups if group.in_tree}
@@ -156,7 +215,7 @@ class Loader:
         # sharing providers without inventory of a requested class need a root too
         missing = snapshot.sharing - snapshot.root_of.keys()
         if missing:
-            self._add_providers(snapshot, in_ids(_rp.c.id, missing))
+            self._add_providers(snapshot, _PROVIDERS, missing)
 
     def load_trees(self, snapshot: Snapshot, roots: Iterable[int]) -> None:
         """Add every provider of the trees rooted at ``roots`` (parents and roots).
@@ -175,17 +234,20 @@ class Loader:
             if found is not None:
                 found.append(provider)
         known = [provider for found in members.values() for provider in found]
-        where = in_ids(_rp.c.root_provider_id, wanted)
-        if known:
-            where = sa.and_(where, sa.not_(in_ids(_rp.c.id, known)))
-        for provider in self._add_providers(snapshot, where):
+        read = (self._add_providers(snapshot, _TREES_BUT, wanted, known) if known
+                else self._add_providers(snapshot, _TREES, wanted))
+        for provider in read:
             members[snapshot.root_of[provider]].append(provider)
         for root, found in members.items():
             snapshot.tree_members[root] = sorted(found) if found else [root]
 
-    def load_summaries(self, snapshot: Snapshot, providers: set[int]) -> SummaryData:
+    def load_summaries(self, snapshot: Snapshot, providers: set[int],
+                       roots: set[int] | None = None) -> SummaryData:
         """What ``provider_summaries`` shows about ``providers`` (all in ``snapshot``'s
-        trees or sharing), reusing the snapshot's inventory rows where complete."""
+        trees or sharing), reusing the snapshot's inventory rows where complete.
+
+        ``roots``: ``providers`` are exactly the whole trees of these roots
+        (read by root then)."""
         version = self.resolved.request.version
         data = SummaryData(snapshot.uuid_of, snapshot.parent_of, snapshot.root_of)
         resources = data.resources = {provider: [] for provider in providers}
@@ -198,30 +260,22 @@ class Loader:
                     (rc, int(capacity(total, reserved, ratio)), used.get(provider, 0)))
         if version >= (1, 27):  # every other class too
             requested = self.resolved.requested_classes
-            query = (sa.select(_inv.c.resource_provider_id, _inv.c.resource_class_id,
-                               _inv.c.total, _inv.c.reserved, _inv.c.allocation_ratio)
-                     .where(in_ids(_inv.c.resource_provider_id, providers),
-                            _inv.c.resource_class_id.not_in(sorted(requested))))
-            rows = connection_rows(self.connection, query)
+            rows = (_OTHER_INVENTORIES_IN_TREES.rows(self.connection, roots, requested)
+                    if roots is not None else
+                    _OTHER_INVENTORIES.rows(self.connection, providers, requested))
             if rows:
                 usage: dict[int, dict[int, int]] = {}
-                _add_usage(usage, connection_rows(self.connection, sa.select(
-                    _alloc.c.resource_provider_id, _alloc.c.resource_class_id,
-                    sa.func.sum(_alloc.c.used))
-                    .where(in_ids(_alloc.c.resource_provider_id,
-                                   {provider for provider, _, _, _, _ in rows}),
-                           _alloc.c.resource_class_id.not_in(sorted(requested)))
-                    .group_by(_alloc.c.resource_provider_id, _alloc.c.resource_class_id)))
+                _add_usage(usage, _OTHER_USAGE.rows(
+                    self.connection, {provider for provider, _, _, _, _ in rows}, requested))
                 for provider, rc, total, reserved, ratio in rows:
                     resources[provider].append(
                         (rc, int(capacity(total, reserved, ratio)),
                          usage.get(rc, {}).get(provider, 0)))
         if version >= (1, 17):
-            query = (sa.select(_rpt.c.resource_provider_id, _traits.c.name)
-                     .join(_traits, _traits.c.id == _rpt.c.trait_id)
-                     .where(in_ids(_rpt.c.resource_provider_id, providers)))
             traits = data.traits
-            for provider, name in connection_rows(self.connection, query):
+            for provider, name in (_TRAIT_NAMES_IN_TREES.rows(self.connection, roots)
+                                   if roots is not None else
+                                   _TRAIT_NAMES.rows(self.connection, providers)):
                 found = traits.get(provider)
                 if found is None:
                     found = traits[provider] = []
@@ -232,7 +286,7 @@ class Loader:
         """Make sure ``snapshot.uuid_of`` covers ``providers``."""
         missing = providers - snapshot.uuid_of.keys()
         if missing:
-            self._add_providers(snapshot, in_ids(_rp.c.id, missing))
+            self._add_providers(snapshot, _PROVIDERS, missing)
 
 
 def _add_usage(usage: dict[int, dict[int, int]], rows: list[tuple]) -> None:

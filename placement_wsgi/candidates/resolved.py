@@ -16,7 +16,7 @@ from placement_wsgi import errors
 from placement_wsgi.candidates.request import CandidateRequest
 from placement_wsgi.constants import SHARING_TRAIT
 from placement_wsgi.db import tables
-from placement_wsgi.db.rows import in_values
+from placement_wsgi.db.rows import Statement, in_values
 
 _traits = tables.traits
 
@@ -73,6 +73,11 @@ class ResolvedRequest:
         return aggregates
 
 
+#: every resource class, id -> name (built and compiled once)
+_CLASSES = Statement(lambda: sa.select(tables.resource_classes.c.id,
+                                       tables.resource_classes.c.name))
+
+
 def _missing_traits(names: set[str], known: dict[str, int]) -> None:
     missing = sorted(names - set(known))
     if missing:
@@ -85,8 +90,7 @@ def resolve(connection: Connection, request: CandidateRequest) -> ResolvedReques
     Order: ``root_required`` traits, then per group (query order) its
     resource classes, then its traits.
     """
-    class_names = {row.id: row.name for row in connection.execute(
-        sa.select(tables.resource_classes.c.id, tables.resource_classes.c.name))}
+    class_names = dict(_CLASSES.rows(connection))
     class_ids = {name: rc for rc, name in class_names.items()}
     trait_names = set(request.root_required.names) | {SHARING_TRAIT}
     for group in request.groups:

@@ -23,20 +23,24 @@ class TreeGeometry:
 
     def lowest_common_ancestor(self, providers: list[int]) -> int | None:
         """LCA of providers of one tree; None when they are in different trees."""
-        root_of, parent_of = self.root_of, self.parent_of
-        first = providers[0]
-        if any(root_of[provider] != root_of[first] for provider in providers):
-            return None
-        lowest = first
+        # plain loops, no generator: this runs for every combination the
+        # product path judges (thousands per request)
+        root_of, parent_of, depth_of = self.root_of, self.parent_of, self.depth_of
+        lowest = providers[0]
+        root = root_of[lowest]
+        depth_a = depth_of(lowest)
         for provider in providers[1:]:
+            if root_of[provider] != root:
+                return None
             a, b = lowest, provider
-            depth_a, depth_b = self.depth_of(a), self.depth_of(b)
+            depth_b = depth_of(b)
             while depth_a > depth_b:
                 a, depth_a = parent_of[a], depth_a - 1
             while depth_b > depth_a:
                 b, depth_b = parent_of[b], depth_b - 1
             while a != b:
                 a, b = parent_of[a], parent_of[b]
+                depth_a -= 1
             lowest = a
         return lowest
 

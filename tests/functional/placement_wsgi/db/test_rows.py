@@ -175,3 +175,49 @@ def test_only_ungrouped_distinctless_column_reads_are_aggregated_in_place() -> N
     assert {name for name, query in queries.items() if rows._row_wise(query)} == {
         "ints and floats", "nullable and strings", "semi-join", "join", "empty"}
     assert not rows._row_wise(queries["join"].distinct())
+
+
+def test_statement_fills_its_id_lists_per_call(database: Database) -> None:
+    _seed(database, ["root", "child", "other", "fourth"])
+    built = []
+
+    def build(providers: rows.IdList, classes: rows.IdList) -> sa.Select:
+        built.append((providers, classes))
+        return sa.select(_inv.c.resource_provider_id, _inv.c.resource_class_id,
+                         _inv.c.allocation_ratio).where(
+            rows.in_ids(_inv.c.resource_provider_id, providers),
+            sa.not_(rows.in_ids(_inv.c.resource_class_id, classes)))
+
+    statement = rows.Statement(build)
+
+    def expected(connection: sa.Connection, providers: set[int], classes: set[int]) -> list:
+        return _reference(connection, sa.select(
+            _inv.c.resource_provider_id, _inv.c.resource_class_id, _inv.c.allocation_ratio)
+            .where(_inv.c.resource_provider_id.in_(providers),
+                   _inv.c.resource_class_id.not_in(classes)))
+
+    def body(connection: sa.Connection) -> None:
+        for providers, classes in [({1, 3}, {1}), ({2, 3, 4}, {0}), ({4}, {0, 1})]:
+            got = statement.rows(connection, providers, classes)
+            assert all(type(row) is tuple for row in got)
+            assert _normalised(got) == expected(connection, providers, classes)
+        # an empty list: IN matches nothing, NOT IN everything
+        assert list(statement.rows(connection, [], {0})) == []
+        assert _normalised(statement.rows(connection, {2}, [])) == expected(
+            connection, {2}, {-1})
+        assert len(_normalised(statement.rows(connection, {2}, []))) == 2
+
+    database.read(body)
+    database.read(body)
+    assert len(built) == 1  # built and compiled once, whatever the lists
+
+
+def test_statement_keeps_bound_constants(database: Database) -> None:
+    _seed(database, ["a", "b", "c"])
+    statement = rows.Statement(lambda: sa.select(_rp.c.id).where(
+        _rp.c.parent_provider_id.is_not(None)).order_by(_rp.c.id).limit(1))
+
+    def body(connection: sa.Connection) -> None:
+        assert list(statement.rows(connection)) == [(2,)]
+
+    database.read(body)
