@@ -43,6 +43,23 @@ ProviderData = collections.namedtuple(
 ProviderData.__doc__ = "Snapshot of one provider; the containers are copies."
 
 
+#: Values a record can share with its copy (immutable).
+_ATOMIC = (int, float, str, bool, type(None))
+
+
+def _copy_inventory(inventory: dict[str, dict[str, Any]]) -> dict[str, dict[str, Any]]:
+    """A deep copy of an inventory: records of plain numbers (the usual case) are
+    copied as flat dicts, anything else through ``copy.deepcopy``. Snapshots are
+    taken hundreds of times per node, and ``deepcopy`` was a fifth of a run's time."""
+    copied = {}
+    for resource_class, record in inventory.items():
+        if all(isinstance(value, _ATOMIC) for value in record.values()):
+            copied[resource_class] = dict(record)
+        else:
+            copied[resource_class] = copy.deepcopy(record)
+    return copied
+
+
 class _Provider:
     """One node: its own data plus its children in insertion order."""
 
@@ -66,8 +83,8 @@ class _Provider:
     def snapshot(self) -> ProviderData:
         return ProviderData(
             self.uuid, self.name, self.generation, self.parent_uuid,
-            copy.deepcopy(self.inventory), set(self.traits), set(self.aggregates),
-            copy.deepcopy(self.resources))
+            _copy_inventory(self.inventory), set(self.traits), set(self.aggregates),
+            copy.deepcopy(self.resources) if self.resources else {})
 
     def find(self, name_or_uuid: str) -> _Provider | None:
         if self.uuid == name_or_uuid or self.name == name_or_uuid:

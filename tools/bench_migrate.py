@@ -49,7 +49,7 @@ import sys
 import tempfile
 import time
 import uuid
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 
 TOOLS = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.dirname(TOOLS))
@@ -64,7 +64,7 @@ from nova_reshape.compute import migrate, parallel  # noqa: E402
 from nova_reshape.compute.tree_source import node_states  # noqa: E402
 from nova_reshape.progress import Progress, progress_callback  # noqa: E402
 from nova_reshape.transport import open_direct  # noqa: E402
-from nova_reshape.virt.host import Host, load_hosts  # noqa: E402
+from nova_reshape.virt.host import Host, check_readable, iter_hosts  # noqa: E402
 from placement_wsgi.db import tables  # noqa: E402
 from placement_wsgi.direct import PlacementDirect  # noqa: E402
 
@@ -163,10 +163,21 @@ def cpu_seconds_since(before: os.times_result) -> float:
     return sum(after - then for after, then in zip(os.times()[:4], before[:4], strict=True))
 
 
-def migrate_hosts(database: str, directory: str, hosts: list[Host], transport: str, workers: int,
-                  profiler: cProfile.Profile | None,
-                  progress: Progress) -> tuple[list[migrate.NodeResult], int]:
-    """Migrate ``hosts`` (in worker processes when ``workers`` > 1): results and call count.
+class Tally:
+    """A ``finished`` callback counting the nodes per status (the run keeps no results)."""
+
+    def __init__(self) -> None:
+        self.counts: dict[str, int] = {}
+
+    def __call__(self, result: migrate.NodeResult) -> None:
+        self.counts[result.status] = self.counts.get(result.status, 0) + 1
+
+
+def migrate_hosts(database: str, directory: str, hosts: Iterable[Host], transport: str,
+                  workers: int, profiler: cProfile.Profile | None, progress: Progress,
+                  tally: Tally, expected: int) -> int:
+    """Migrate ``hosts`` (in worker processes when ``workers`` > 1), streamed as the
+    command streams them (no result kept: each goes to ``tally``): the call count.
 
     The profiler, if given, runs around the single-process migration only.
     """
@@ -175,18 +186,20 @@ def migrate_hosts(database: str, directory: str, hosts: list[Host], transport: s
         generate_deployment.write_config(config, database)
         run = parallel.ParallelMigration(
             functools.partial(manage.open_database, [config]), hosts, workers,
-            progress=progress)
-        return run.run(), run.calls
+            progress=progress, finished=tally, keep_results=False, expected=expected)
+        run.run()
+        return run.calls
     conf = generate_deployment.direct_conf(database, sync=False)
     opener = open_direct(conf) if transport == "wsgi" else PlacementDirect(conf)
     with opener as placement:
-        single = migrate.Migration(placement, hosts, progress=progress)
+        single = migrate.Migration(placement, hosts, progress=progress, finished=tally,
+                                   keep_results=False, expected=expected)
         if profiler is not None:
             profiler.enable()
-        results = single.run()
+        single.run()
         if profiler is not None:
             profiler.disable()
-    return results, single.calls
+    return single.calls
 
 
 def bench(database: str, directory: str, nodes: int, gpus: int, instances: int,
@@ -210,7 +223,7 @@ def bench(database: str, directory: str, nodes: int, gpus: int, instances: int,
     extra: dict[str, object] = bulk_read(database) if with_bulk_read else {}
 
     start = time.monotonic()
-    hosts = load_hosts([hosts_dir])
+    files = check_readable([hosts_dir])  # parsed as the run reads them, as the command does
     loaded = time.monotonic() - start
     phase_ends: dict[str, float] = {}
 
@@ -220,17 +233,18 @@ def bench(database: str, directory: str, nodes: int, gpus: int, instances: int,
     cpu_before = os.times()
     start = time.monotonic()
     profiler = cProfile.Profile() if profile and workers <= 1 else None
-    results, calls = migrate_hosts(database, directory, hosts, transport, workers, profiler,
-                                   progress)
+    tally = Tally()
+    calls = migrate_hosts(database, directory, iter_hosts(files), transport, workers, profiler,
+                          progress, tally, len(files))
     migrated = time.monotonic() - start
     if profile and profiler is not None:
         profiler.dump_stats(profile)
         extra["layers"] = bench_transport.layers(pstats.Stats(profiler), migrated)
     cpu = cpu_seconds_since(cpu_before)
-    counts = migrate.summarize(results)
+    counts = tally.counts
     return {
         **generation, "transport": transport, "workers": workers,
-        "load_host_files_seconds": round(loaded, 2),
+        "load_host_files_seconds": round(loaded, 2),  # listing only: parsed during the run
         "migrate_seconds": round(migrated, 1),
         "migrate_plus_load_seconds": round(migrated + loaded, 1),
         "check_phase_seconds": round(phase_ends.get("check", start) - start, 1),
