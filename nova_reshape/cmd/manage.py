@@ -305,7 +305,8 @@ def migrate_compute_inventory(migrate_request: MigrateRequest, out: TextIO,
         settings = migrate.Settings(dry_run=migrate_request.dry_run, options=options,
                                     show=report.show(show) if report else show)
         with output.ReportSpool(migrate_request) as entries:
-            tally = WrittenTally(entries, report.finished if report else None)
+            # The report file first: it takes its record out of each result's detail.
+            tally = WrittenTally(report.finished if report else None, entries)
             try:
                 _run(migrate_request, opener, inputs, settings, progress, tally)
             except KeyboardInterrupt as stop:

@@ -286,8 +286,8 @@ class TestCopyAndLocking:
         tree.update_traits(G1, ["CUSTOM_A"])
         tree.update_aggregates(R, ["agg-1"])
         clone = copy.deepcopy(tree)
-        for uuid in (R, G1, G2):
-            assert clone.data(uuid) == tree.data(uuid)
+        for rp in (R, G1, G2):
+            assert clone.data(rp) == tree.data(rp)
         assert clone.get_provider_uuids() == tree.get_provider_uuids()
         assert clone.data("cmp-07").uuid == R  # found by name too
         mine, theirs = tree._find(G1), clone._find(G1)
