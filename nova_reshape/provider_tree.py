@@ -43,6 +43,26 @@ ProviderData = collections.namedtuple(
 ProviderData.__doc__ = "Snapshot of one provider; the containers are copies."
 
 
+#: Types of values a record can share with its copy (immutable).
+_ATOMIC = frozenset({int, float, str, bool, type(None)})
+
+
+def _copy_inventory(inventory: dict[str, dict[str, Any]]) -> dict[str, dict[str, Any]]:
+    """A deep copy of an inventory: records of plain numbers (the usual case) are
+    copied as flat dicts, anything else through ``copy.deepcopy``. Snapshots and
+    tree copies are taken hundreds of times per node, and ``deepcopy`` was a
+    fifth of a migration's time."""
+    copied = {}
+    for resource_class, record in inventory.items():
+        flat = dict(record)
+        for value in flat.values():
+            if type(value) not in _ATOMIC:
+                flat = copy.deepcopy(record)
+                break
+        copied[resource_class] = flat
+    return copied
+
+
 class _Provider:
     """One node: its own data plus its children in insertion order."""
 
@@ -66,8 +86,19 @@ class _Provider:
     def snapshot(self) -> ProviderData:
         return ProviderData(
             self.uuid, self.name, self.generation, self.parent_uuid,
-            copy.deepcopy(self.inventory), set(self.traits), set(self.aggregates),
-            copy.deepcopy(self.resources))
+            _copy_inventory(self.inventory), set(self.traits), set(self.aggregates),
+            copy.deepcopy(self.resources) if self.resources else {})
+
+    def copied(self) -> _Provider:
+        """An independent copy of this provider and its subtree."""
+        twin = _Provider(self.name, uuid=self.uuid, generation=self.generation,
+                         parent_uuid=self.parent_uuid)
+        twin.children = {uuid: child.copied() for uuid, child in self.children.items()}
+        twin.inventory = _copy_inventory(self.inventory)
+        twin.traits = set(self.traits)
+        twin.aggregates = set(self.aggregates)
+        twin.resources = copy.deepcopy(self.resources) if self.resources else {}
+        return twin
 
     def find(self, name_or_uuid: str) -> _Provider | None:
         if self.uuid == name_or_uuid or self.name == name_or_uuid:
@@ -121,6 +152,18 @@ class ProviderTree:
     def __setstate__(self, state: dict[str, Any]) -> None:
         self.__dict__.update(state)
         self.lock = _LOCK
+
+    def __deepcopy__(self, memo: dict[int, Any]) -> ProviderTree:
+        """An independent tree sharing the lock, built provider by provider (what
+        ``copy.deepcopy`` gives, several times faster: trees are copied twice
+        per node and simulation)."""
+        twin = ProviderTree()
+        with self.lock:
+            twin.roots_by_uuid = {uuid: root.copied() for uuid, root in self.roots_by_uuid.items()}
+            twin.roots_by_name = {name: twin.roots_by_uuid[root.uuid]
+                                  for name, root in self.roots_by_name.items()}
+        memo[id(self)] = twin
+        return twin
 
     @property
     def roots(self) -> list[_Provider]:

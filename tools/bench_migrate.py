@@ -59,7 +59,7 @@ import sys
 import tempfile
 import time
 import uuid
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 
 TOOLS = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.dirname(TOOLS))
@@ -75,7 +75,7 @@ from nova_reshape.compute import migrate, parallel  # noqa: E402
 from nova_reshape.compute.tree_source import node_states  # noqa: E402
 from nova_reshape.progress import Progress, progress_callback  # noqa: E402
 from nova_reshape.transport import open_direct  # noqa: E402
-from nova_reshape.virt.host import Host, load_hosts  # noqa: E402
+from nova_reshape.virt.host import Host, check_readable, iter_hosts  # noqa: E402
 from placement_wsgi.cmd import signals  # noqa: E402
 from placement_wsgi.db import tables  # noqa: E402
 from placement_wsgi.direct import PlacementDirect  # noqa: E402
@@ -211,40 +211,56 @@ def gunicorn(database: str, directory: str, workers: int) -> Iterator[tuple[str,
             server.kill()
 
 
-def migrate_hosts(database: str, directory: str, hosts: list[Host], transport: str, workers: int,
-                  profiler: cProfile.Profile | None,
-                  progress: Progress) -> tuple[list[migrate.NodeResult], int]:
-    """Migrate ``hosts`` (in worker processes when ``workers`` > 1): results and call count.
+class Tally:
+    """A ``finished`` callback counting the nodes per status (the run keeps no results)."""
+
+    def __init__(self) -> None:
+        self.counts: dict[str, int] = {}
+
+    def __call__(self, result: migrate.NodeResult) -> None:
+        self.counts[result.status] = self.counts.get(result.status, 0) + 1
+
+
+def migrate_hosts(database: str, directory: str, hosts: Iterable[Host], transport: str,
+                  workers: int, profiler: cProfile.Profile | None, progress: Progress,
+                  tally: Tally, expected: int) -> int:
+    """Migrate ``hosts`` (in worker processes when ``workers`` > 1), streamed as the
+    command streams them (no result kept: each goes to ``tally``): the call count.
 
     The profiler, if given, runs around the single-process migration only.
     ``transport`` "http:URL": over HTTP to the service at URL.
     """
+    streamed = {"finished": tally, "keep_results": False, "expected": expected}
     if transport.startswith("http:"):
         opener = functools.partial(manage.open_http, transport[5:], "admin",
                                    {"X-Roles": "admin,service"})
         if workers > 1:
-            run = parallel.ParallelMigration(opener, hosts, workers, progress=progress)
-            return run.run(), run.calls
+            run = parallel.ParallelMigration(opener, hosts, workers, progress=progress,
+                                             **streamed)
+            run.run()
+            return run.calls
         with opener() as placement:
-            single = migrate.Migration(placement, hosts, progress=progress)
-            return single.run(), single.calls
+            single = migrate.Migration(placement, hosts, progress=progress, **streamed)
+            single.run()
+            return single.calls
     if workers > 1:
         config = os.path.join(directory, "placement.conf")
         generate_deployment.write_config(config, database)
         run = parallel.ParallelMigration(
             functools.partial(manage.open_database, [config]), hosts, workers,
-            progress=progress)
-        return run.run(), run.calls
+            progress=progress, **streamed)
+        run.run()
+        return run.calls
     conf = generate_deployment.direct_conf(database, sync=False)
     opener = open_direct(conf) if transport == "wsgi" else PlacementDirect(conf)
     with opener as placement:
-        single = migrate.Migration(placement, hosts, progress=progress)
+        single = migrate.Migration(placement, hosts, progress=progress, **streamed)
         if profiler is not None:
             profiler.enable()
-        results = single.run()
+        single.run()
         if profiler is not None:
             profiler.disable()
-    return results, single.calls
+    return single.calls
 
 
 def generate(database: str, hosts_dir: str, nodes: int, gpus: int, instances: int,
@@ -262,22 +278,21 @@ def generate(database: str, hosts_dir: str, nodes: int, gpus: int, instances: in
         "generate_cpu_seconds": round(time.process_time() - cpu_start, 1)}
 
 
-def over_http(database: str, directory: str, hosts: list[Host], workers: int,
+def over_http(database: str, directory: str, hosts: Iterable[Host], workers: int,
               progress: Progress, http_workers: int, extra: dict[str, object],
-              ) -> tuple[float, float, list[migrate.NodeResult], int]:
+              tally: Tally, expected: int) -> tuple[float, float, int]:
     """Migrate ``hosts`` through gunicorn on ``database``: when the migration
-    started and its seconds (the service's start and stop are not timed), results
-    and the run's call count; ``extra`` gets the requests gunicorn's access log
-    counted."""
+    started and its seconds (the service's start and stop are not timed), and the
+    run's call count; ``extra`` gets the requests gunicorn's access log counted."""
     with gunicorn(database, directory, http_workers) as (url, access_log):
         start = time.monotonic()
-        results, calls = migrate_hosts(database, directory, hosts, f"http:{url}", workers,
-                                       None, progress)
+        calls = migrate_hosts(database, directory, hosts, f"http:{url}", workers,
+                              None, progress, tally, expected)
         seconds = time.monotonic() - start
     with open(access_log, encoding="utf-8") as lines:
         extra["served_requests"] = sum(1 for _ in lines) - 1  # - the readiness GET /
     extra["http_workers"] = http_workers
-    return start, seconds, results, calls
+    return start, seconds, calls
 
 
 def bench(database: str, directory: str, nodes: int, gpus: int, instances: int,
@@ -292,7 +307,7 @@ def bench(database: str, directory: str, nodes: int, gpus: int, instances: int,
     extra: dict[str, object] = bulk_read(database) if with_bulk_read else {}
 
     start = time.monotonic()
-    hosts = load_hosts([hosts_dir])
+    files = check_readable([hosts_dir])  # parsed as the run reads them, as the command does
     loaded = time.monotonic() - start
     phase_ends: dict[str, float] = {}
 
@@ -301,22 +316,23 @@ def bench(database: str, directory: str, nodes: int, gpus: int, instances: int,
 
     cpu_before = os.times()
     profiler = cProfile.Profile() if profile and workers <= 1 else None
+    tally = Tally()
     if transport == "http":
-        start, migrated, results, calls = over_http(database, directory, hosts, workers,
-                                                    progress, http_workers, extra)
+        start, migrated, calls = over_http(database, directory, iter_hosts(files), workers,
+                                           progress, http_workers, extra, tally, len(files))
     else:
         start = time.monotonic()
-        results, calls = migrate_hosts(database, directory, hosts, transport, workers,
-                                       profiler, progress)
+        calls = migrate_hosts(database, directory, iter_hosts(files), transport, workers,
+                              profiler, progress, tally, len(files))
         migrated = time.monotonic() - start
     if profile and profiler is not None:
         profiler.dump_stats(profile)
         extra["layers"] = bench_transport.layers(pstats.Stats(profiler), migrated)
     cpu = cpu_seconds_since(cpu_before)
-    counts = migrate.summarize(results)
+    counts = tally.counts
     return {
         **generation, "transport": transport, "workers": workers,
-        "load_host_files_seconds": round(loaded, 2),
+        "load_host_files_seconds": round(loaded, 2),  # listing only: parsed during the run
         "migrate_seconds": round(migrated, 1),
         "migrate_plus_load_seconds": round(migrated + loaded, 1),
         "check_phase_seconds": round(phase_ends.get("check", start) - start, 1),

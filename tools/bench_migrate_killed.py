@@ -31,6 +31,7 @@ import argparse
 import contextlib
 import json
 import os
+import resource
 import signal
 import subprocess
 import sys
@@ -95,6 +96,9 @@ def run_to_end(config: str, hosts: str) -> dict[str, object]:
     report = json.loads(done.stdout) if done.stdout.strip() else {}
     return {"exit_code": done.returncode, "seconds": round(time.monotonic() - start, 1),
             "summary": report.get("summary"),
+            # The largest of the command's processes (parent or worker) in any run so far.
+            "peak_rss_mb_so_far": round(
+                resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024, 1),
             "error": done.stderr.strip().splitlines()[-1:] if done.returncode else []}
 
 

@@ -56,10 +56,11 @@ into its message and exit status; the report is written by
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import logging
 import sys
-from collections.abc import Callable, Iterable, Sequence
-from typing import Any, TextIO
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from typing import Any, NamedTuple, TextIO
 
 import requests
 import sqlalchemy as sa
@@ -97,6 +98,7 @@ from nova_reshape.cmd.refusal import (  # noqa: F401 - the exit statuses, re-exp
     ExitClass,
     Interruption,
     Refusal,
+    exit_for,
 )
 from nova_reshape.cmd.request import HostFiles, MigrateRequest, NovaDatabase
 from nova_reshape.compute import conf_check, migrate, parallel
@@ -105,7 +107,7 @@ from nova_reshape.nova.errors import NovaConfError
 from nova_reshape.progress import progress_callback
 from nova_reshape.virt import releases
 from nova_reshape.virt.described import nodes_of
-from nova_reshape.virt.host import Host, HostDescriptionError, load_hosts
+from nova_reshape.virt.host import Host, HostDescriptionError, check_readable, iter_hosts
 from placement_wsgi import service
 from placement_wsgi.cmd import signals
 
@@ -140,8 +142,7 @@ def _bad_input(message: str) -> Refusal:
 
 def exit_code(results: Sequence[migrate.NodeResult]) -> int:
     """The run's exit status from its nodes' statuses."""
-    statuses = {result.status for result in results}
-    return next((code for status, code in STATUS_EXITS if status in statuses), EXIT_OK)
+    return exit_for({result.status for result in results})
 
 
 def host_confs(paths: NovaConfigPaths, hosts: Iterable[str]) -> HostConfs:
@@ -164,11 +165,25 @@ def driver_options(migrate_request: MigrateRequest, confs: HostConfs = HostConfs
                                   nova_conf=confs.default, node_confs=node_confs)
 
 
-def read_inputs(migrate_request: MigrateRequest, out: TextIO,
-                err: TextIO) -> tuple[list[Host], releases.DriverOptions]:
+class Inputs(NamedTuple):
+    """What a run reads besides Placement: the described hosts (streamed from host
+    files: consumed once), the shims' options, and how many hosts are described."""
+
+    hosts: Iterable[Host]
+    options: releases.DriverOptions
+    count: int
+
+
+def read_inputs(migrate_request: MigrateRequest, out: TextIO, err: TextIO) -> Inputs:
     """The described hosts (from host files, or nova's databases with nova.conf's
     help) and the shims' options; a refusal when they cannot be read or (from
-    nova's databases) their sources disagree."""
+    nova's databases) their sources disagree.
+
+    Host files are only checked to be readable here; each is parsed when the
+    run reaches it (:func:`streamed_hosts`), so no more than a batch of
+    descriptions is held at once and a bad one is refused then, before
+    anything is written.
+    """
     paths = NovaConfigPaths(migrate_request.nova_configs)
     match migrate_request.hosts:
         case NovaDatabase() as source:
@@ -176,13 +191,37 @@ def read_inputs(migrate_request: MigrateRequest, out: TextIO,
             nova_cells.write_skipped(snapshot, err)
             confs = host_confs(paths, snapshot.host_names())
             hosts = from_nova.hosts_from_nova(migrate_request, source, snapshot, confs, out)
+            return Inputs(hosts, driver_options(migrate_request, confs, hosts), len(hosts))
         case HostFiles(files):
             try:
-                hosts = load_hosts(list(files))
+                found = check_readable(list(files))
             except HostDescriptionError as error:
                 raise _bad_input(str(error)) from error
-            confs = host_confs(paths, [host.host for host in hosts if host.host])
-    return hosts, driver_options(migrate_request, confs, hosts)
+            confs = host_confs(paths, paths.overridden_hosts())
+            # Nodes of the hosts with a nova.conf of their own: one pass more, only then.
+            own = streamed_hosts(found) if confs.by_host else ()
+            return Inputs(HostStream(tuple(found)), driver_options(migrate_request, confs, own),
+                          len(found))
+
+
+@dataclasses.dataclass(frozen=True)
+class HostStream:
+    """The hosts of host files, parsed again on every pass (the scheduling check's
+    preview, then the run): never all held at once."""
+
+    files: tuple[str, ...]
+
+    def __iter__(self) -> Iterator[Host]:
+        return streamed_hosts(self.files)
+
+
+def streamed_hosts(files: Sequence[str]) -> Iterator[Host]:
+    """The hosts of ``files``, parsed one at a time as the run asks; a refusal for
+    a bad file."""
+    try:
+        yield from iter_hosts(files)
+    except HostDescriptionError as error:
+        raise _bad_input(str(error)) from error
 
 
 def print_nova_config(hosts: Sequence[Host], options: releases.DriverOptions,
@@ -197,13 +236,15 @@ def migrate_compute_inventory(migrate_request: MigrateRequest, out: TextIO,
                               err: TextIO) -> int:
     """The migration the request asks for; its exit status (refusals raised)."""
     if migrate_request.print_nova_config:
-        return print_nova_config(*read_inputs(migrate_request, out, err), out)
+        inputs = read_inputs(migrate_request, out, err)
+        return print_nova_config(list(inputs.hosts), inputs.options, out)
     report_file.check_report_path(migrate_request.report)
     # Placement's database (or URL) first: a wrong one is reported before
     # anything else is read.
     opener = placement_opener(migrate_request.placement,
                               NovaConfigPaths(migrate_request.nova_configs))
-    hosts, options = read_inputs(migrate_request, out, err)
+    inputs = read_inputs(migrate_request, out, err)
+    options = inputs.options
     check_setup = scheduling.setup(migrate_request)
     if migrate_request.placement.url:  # the token's rights, before any write
         with opener() as placement:
@@ -214,7 +255,7 @@ def migrate_compute_inventory(migrate_request: MigrateRequest, out: TextIO,
     if options.numa_in_placement:
         err.write(output.NUMA_WARNING.format(number=options.target.number))
     try:
-        checked = scheduling.run(migrate_request, opener, hosts, options, check_setup)
+        checked = scheduling.run(migrate_request, opener, inputs.hosts, options, check_setup)
     except scheduling.SchedulingRefusal as refusal:
         report_file.write_refused(migrate_request, refusal.exit_code, refusal.table)
         raise
@@ -222,35 +263,37 @@ def migrate_compute_inventory(migrate_request: MigrateRequest, out: TextIO,
         show = output.show_for(migrate_request)
         settings = migrate.Settings(dry_run=migrate_request.dry_run, options=options,
                                     show=report.show(show) if report else show)
-        tally = WrittenTally(report.finished if report else None)
-        try:
-            results = _run(migrate_request, opener, hosts, settings, progress, tally)
-        except KeyboardInterrupt as stop:
-            raise tally.interruption(stop, migrate_request.report) from None
-        code = exit_code(results)
-        scheduling.recheck(migrate_request, opener, checked, options, code)
-        if report:
-            report.scheduling = scheduling.table(checked)
-            report.close(report_file.outcome(code, migrate_request.dry_run))
-    output.write_report(migrate_request, results, code, out, scheduling.details(
-        checked, rechecked=not migrate_request.dry_run))
+        with output.ReportSpool(migrate_request) as entries:
+            # The report file first: it takes its record out of each result's detail.
+            tally = WrittenTally(report.finished if report else None, entries)
+            try:
+                _run(migrate_request, opener, inputs, settings, progress, tally)
+            except KeyboardInterrupt as stop:
+                raise tally.interruption(stop, migrate_request.report) from None
+            code = entries.exit_code()
+            scheduling.recheck(migrate_request, opener, checked, options, code)
+            if report:
+                report.scheduling = scheduling.table(checked)
+                report.close(report_file.outcome(code, migrate_request.dry_run))
+            entries.write(code, out, scheduling.details(
+                checked, rechecked=not migrate_request.dry_run))
     return code
 
 
 class WrittenTally:
-    """The nodes written so far (a ``finished`` callback, passed on to ``then``), for
-    the line an interrupted run prints: every other node is untouched, since a
-    node's write is one transaction."""
+    """The nodes written so far (a ``finished`` callback, passing each result on to
+    every one of ``then``), for the line an interrupted run prints: every other
+    node is untouched, since a node's write is one transaction."""
 
-    def __init__(self, then: migrate.Finished | None = None) -> None:
-        self.then = then
+    def __init__(self, *then: migrate.Finished | None) -> None:
+        self.then = [callback for callback in then if callback is not None]
         self.written = 0
 
     def __call__(self, result: migrate.NodeResult) -> None:
         if result.status in (migrate.MIGRATED, migrate.UPDATED):
             self.written += 1
-        if self.then:
-            self.then(result)
+        for callback in self.then:
+            callback(result)
 
     def interruption(self, stop: KeyboardInterrupt, report: str | None) -> Interruption:
         """The run's one line once ``stop`` ended it."""
@@ -260,18 +303,20 @@ class WrittenTally:
                             "completes the rest")
 
 
-def _run(migrate_request: MigrateRequest, opener: parallel.Opener, hosts: Sequence[Host],
+def _run(migrate_request: MigrateRequest, opener: parallel.Opener, inputs: Inputs,
          settings: migrate.Settings, progress: migrate.Progress,
-         finished: migrate.Finished | None) -> list[migrate.NodeResult]:
-    """The run over as many workers as asked (or chosen from the number of nodes)."""
-    workers = migrate_request.workers or parallel.auto_workers(
-        sum(not node.is_ironic for node in nodes_of(hosts).values()))
+         finished: migrate.Finished) -> None:
+    """The run over as many workers as asked (or chosen from the number of hosts);
+    each node's result goes to ``finished``, none is kept."""
+    workers = migrate_request.workers or parallel.auto_workers(inputs.count)
     if workers > 1:
-        return parallel.ParallelMigration(opener, hosts, workers, settings,
-                                          progress=progress, finished=finished).run()
+        parallel.ParallelMigration(opener, inputs.hosts, workers, settings, progress=progress,
+                                   finished=finished, keep_results=False,
+                                   expected=inputs.count).run()
+        return
     with opener() as placement:
-        return migrate.Migration(placement, hosts, settings, progress=progress,
-                                 finished=finished).run()
+        migrate.Migration(placement, inputs.hosts, settings, progress=progress,
+                          finished=finished, keep_results=False, expected=inputs.count).run()
 
 
 def _failure(error: Exception) -> Refusal:

@@ -8,8 +8,11 @@ the lines of a refusal.
 
 from __future__ import annotations
 
+import array
+import io
 import json
-from collections.abc import Mapping, Sequence
+import tempfile
+from collections.abc import Iterator, Mapping, Sequence
 from typing import Any, TextIO
 
 from nova_reshape.cmd import refusal as exits
@@ -45,13 +48,12 @@ def show_for(request: MigrateRequest) -> migrate.Show | None:
 
 def write_report(request: MigrateRequest, results: Sequence[migrate.NodeResult], code: int,
                  out: TextIO, details: Details | None = None) -> None:
-    """The run's report in the requested format; ``details`` (the scheduling check's)
-    after the text report, or as keys of the JSON document."""
-    details = details or Details()
-    if request.output_format == OutputFormat.JSON:
-        write_json(results, code, request.dry_run, out, details.document)
-    else:
-        write_text(results, code, request.dry_run, request.detailed, out, details.lines)
+    """The run's report in the requested format, from results all at hand; ``details``
+    (the scheduling check's) after the text report, or as keys of the JSON document."""
+    with ReportSpool(request) as entries:
+        for result in results:
+            entries(result)
+        entries.write(code, out, details)
 
 
 def _node_line(result: migrate.NodeResult) -> str:
@@ -67,22 +69,121 @@ def _node_line(result: migrate.NodeResult) -> str:
     return line
 
 
-def write_text(results: Sequence[migrate.NodeResult], code: int, dry_run: bool,
-               detailed: bool, out: TextIO, extra: Sequence[str] = ()) -> None:
-    """Each node's line (and findings, violations, detail), ``extra`` lines, then the
-    summary and verdict as the last line."""
-    for result in results:
-        out.write(_node_line(result) + "\n")
-        for finding in result.findings:
-            out.write(f"  {finding}\n")
-        for violation in result.violations:
-            out.write(f"  invariant {violation}\n")
-        if detailed and result.detail is not None:
-            out.writelines(f"{line}\n" for line in result.detail)
-    out.writelines(f"{line}\n" for line in extra)
-    summary = ", ".join(f"{count} {status}"
-                        for status, count in sorted(migrate.summarize(results).items()))
-    out.write(f"{summary or 'no nodes'}. {verdict(code, dry_run).capitalize()}.\n")
+def text_entry(result: migrate.NodeResult, detailed: bool) -> str:
+    """A node's lines in the text report."""
+    lines = [_node_line(result)]
+    lines += [f"  {finding}" for finding in result.findings]
+    lines += [f"  invariant {violation}" for violation in result.violations]
+    if detailed and result.detail is not None:
+        lines += list(result.detail)
+    return "".join(f"{line}\n" for line in lines)
+
+
+def json_entry(result: migrate.NodeResult) -> dict[str, Any]:
+    """A node's object in the JSON report."""
+    detail = result.detail or {"moves": [render.move_json(move, {}) for move in result.moves],
+                               "before": None, "after": None, "plan": None,
+                               "left_to_neutron": []}
+    return {
+        "nodename": result.nodename, "status": result.status, "root": result.root,
+        "calls": result.calls, "error": result.error,
+        "findings": [finding.as_dict() for finding in result.findings],
+        "violations": [vars(violation) for violation in result.violations],
+        "writes": result.writes, **detail,
+    }
+
+
+class ReportSpool:
+    """The report, written as nodes finish: a ``finished`` callback.
+
+    Each node's entry (its text lines, or its JSON object, drawn trees and
+    plan included) is rendered as the node's result arrives and appended to
+    an unnamed temporary file; what stays in memory is the entry's place
+    (two integers per node, by the node's position in the description
+    order) and a count per status. :meth:`write` copies the entries to the
+    output in the description order, whatever order the nodes finished in,
+    with the summary: the same text or JSON document as if every result had
+    been held.
+    """
+
+    def __init__(self, request: MigrateRequest) -> None:
+        self.as_json = request.output_format == OutputFormat.JSON
+        self.dry_run = request.dry_run
+        self.detailed = request.detailed
+        self.counts: dict[migrate.NodeStatus, int] = {}
+        self._offsets = array.array("q")
+        self._lengths = array.array("q")
+        self._file = tempfile.TemporaryFile(prefix="nova-reshape-report-")
+
+    def __enter__(self) -> ReportSpool:
+        return self
+
+    def __exit__(self, *exc_info: object) -> None:
+        self._file.close()
+
+    def __call__(self, result: migrate.NodeResult) -> None:
+        self.counts[result.status] = self.counts.get(result.status, 0) + 1
+        if self.as_json:
+            entry = json.dumps(json_entry(result), indent=2, sort_keys=True)
+            text = "".join(f"    {line}\n" for line in entry.splitlines())
+        else:
+            text = text_entry(result, self.detailed)
+        data = text.encode("utf-8")
+        missing = result.order + 1 - len(self._offsets)
+        if missing > 0:
+            self._offsets.extend([-1] * missing)
+            self._lengths.extend([0] * missing)
+        self._file.seek(0, io.SEEK_END)
+        self._offsets[result.order] = self._file.tell()
+        self._lengths[result.order] = len(data)
+        self._file.write(data)
+
+    def exit_code(self) -> int:
+        """The run's exit status from the statuses seen."""
+        return exits.exit_for(self.counts)
+
+    def _entries(self) -> Iterator[str]:
+        for offset, length in zip(self._offsets, self._lengths, strict=True):
+            if offset >= 0:
+                self._file.seek(offset)
+                yield self._file.read(length).decode("utf-8")
+
+    def write(self, code: int, out: TextIO, details: Details | None = None) -> None:
+        """The whole report on ``out``; ``details`` (the scheduling check's) after the
+        nodes in text, or as more keys of the JSON document."""
+        details = details or Details()
+        if self.as_json:
+            self._write_json(code, out, details.document)
+            return
+        for entry in self._entries():
+            out.write(entry)
+        out.writelines(f"{line}\n" for line in details.lines)
+        summary = ", ".join(f"{count} {status}" for status, count in sorted(self.counts.items()))
+        out.write(f"{summary or 'no nodes'}. {verdict(code, self.dry_run).capitalize()}.\n")
+
+    def _write_json(self, code: int, out: TextIO, extra: Mapping[str, Any]) -> None:
+        """What ``json.dump(document, indent=2, sort_keys=True)`` writes, the nodes one
+        at a time."""
+        document = {"dry_run": self.dry_run, "exit_code": code, "summary": self.counts,
+                    "nodes": None, **extra}
+        separator = "{"
+        for key in sorted(document):
+            out.write(f"{separator}\n  {json.dumps(key)}: ")
+            separator = ","
+            if key == "nodes":
+                self._write_nodes(out)
+            else:
+                out.write(json.dumps(document[key], indent=2, sort_keys=True)
+                          .replace("\n", "\n  "))
+        out.write("\n}\n")
+
+    def _write_nodes(self, out: TextIO) -> None:
+        out.write("[")
+        separator = "\n"
+        for entry in self._entries():
+            out.write(separator + entry.rstrip("\n"))
+            separator = ",\n"
+        out.write("\n  ]" if separator != "\n" else "]")
 
 
 def verdict(code: int, dry_run: bool) -> str:
@@ -90,26 +191,6 @@ def verdict(code: int, dry_run: bool) -> str:
     if code == exits.EXIT_OK:
         return "dry run: nothing changed" if dry_run else "done"
     return _VERDICTS[code]
-
-
-def write_json(results: Sequence[migrate.NodeResult], code: int, dry_run: bool,
-               out: TextIO, extra: Mapping[str, Any] | None = None) -> None:
-    nodes = []
-    for result in results:
-        detail = result.detail or {"moves": [render.move_json(move, {})
-                                             for move in result.moves],
-                                   "before": None, "after": None, "plan": None,
-                                   "left_to_neutron": []}
-        nodes.append({
-            "nodename": result.nodename, "status": result.status, "root": result.root,
-            "calls": result.calls, "error": result.error,
-            "findings": [finding.as_dict() for finding in result.findings],
-            "violations": [vars(violation) for violation in result.violations],
-            "writes": result.writes, **detail,
-        })
-    json.dump({"dry_run": dry_run, "exit_code": code, "summary": migrate.summarize(results),
-               "nodes": nodes, **(extra or {})}, out, indent=2, sort_keys=True)
-    out.write("\n")
 
 
 def write_refusal(refusal: Refusal, request: MigrateRequest | None, out: TextIO,

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import dataclasses
 import enum
-from collections.abc import Mapping, Sequence
+from collections.abc import Collection, Mapping, Sequence
 from typing import Any
 
 from nova_reshape.compute import node_result
@@ -38,6 +38,11 @@ STATUS_EXITS: tuple[tuple[node_result.NodeStatus, int], ...] = (
     (node_result.FAILED, EXIT_FAILED),
     (node_result.CONFLICT, EXIT_CONFLICT),
 )
+
+def exit_for(statuses: Collection[node_result.NodeStatus]) -> int:
+    """A run's exit status from the statuses its nodes ended with."""
+    return next((code for status, code in STATUS_EXITS if status in statuses), EXIT_OK)
+
 
 #: A word per exit status, for reports.
 EXIT_NAMES = {EXIT_OK: "ok", EXIT_FAILED: "failed", EXIT_BAD_INPUT: "bad-input",

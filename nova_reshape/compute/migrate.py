@@ -56,7 +56,7 @@ import logging
 from collections.abc import Callable, Collection, Iterable, Sequence
 
 from nova_reshape import exception
-from nova_reshape.compute import conf_check, invariants, preflight
+from nova_reshape.compute import invariants, preflight, stream
 from nova_reshape.compute.node_result import (
     CONFLICT,
     FAILED,
@@ -78,12 +78,14 @@ from nova_reshape.compute.node_result import (
 )
 from nova_reshape.compute.readers import check_read, counted, reader_for
 from nova_reshape.compute.resource_tracker import CONFLICT_ATTEMPTS
+from nova_reshape.compute.spool import Spool
+from nova_reshape.compute.stream import Numbered, numbered_hosts, with_nova_conf
 from nova_reshape.compute.tree_source import BulkReader, NodeState
 from nova_reshape.compute.writers import Checked, WrittenNode, writer_for
 from nova_reshape.provider_tree import ProviderTree
 from nova_reshape.transport.base import Placement
 from nova_reshape.transport.counting import CountingTransport as CountingPlacement
-from nova_reshape.virt.described import DescribedDriver, nodes_of, shims_for
+from nova_reshape.virt.described import DescribedDriver, shims_for
 from nova_reshape.virt.host import Host, Node
 from nova_reshape.virt.releases import DriverOptions
 from placement_wsgi.objects.tree_state import DEFAULT_BATCH_SIZE
@@ -94,7 +96,8 @@ LOG = logging.getLogger(__name__)
 __all__ = [
     "Migration", "Settings", "Progress", "NodeStatus", "SKIPPED", "UNCHANGED", "MIGRATED",
     "UPDATED", "WOULD_MIGRATE", "WOULD_UPDATE", "REFUSED", "NOT_RUN", "CONFLICT", "FAILED",
-    "INVARIANT", "STOPPING", "NodeResult", "Show", "Finished", "summarize",
+    "INVARIANT", "STOPPING", "NodeResult", "Show", "Finished", "summarize", "Numbered",
+    "numbered_hosts", "with_nova_conf",
 ]
 
 #: A generation conflict: the node is read, planned and written again.
@@ -151,6 +154,15 @@ class Migration:
     result once it is final. ``bulk`` reads trees in batches from the
     database (default: ``placement`` itself when it is in-process on it).
 
+    ``hosts`` may be a lazy iterable: it is consumed once, a batch of nodes
+    at a time, and no described node is held beyond its batch (between the
+    phases the checked nodes wait in a :class:`~nova_reshape.compute.spool.Spool`
+    on disk). ``numbered`` replaces ``hosts`` when the positions of the nodes
+    in the whole description order are given (a parallel worker's share).
+    With ``keep_results=False`` the results only go to ``finished`` (nothing
+    per node is kept); ``expected`` is how many nodes to check, for the
+    progress total, as far as known beforehand.
+
     The reader and the writer are chosen here, once
     (:func:`~nova_reshape.compute.readers.reader_for`,
     :func:`~nova_reshape.compute.writers.writer_for`).
@@ -159,21 +171,25 @@ class Migration:
     def __init__(self, placement: Placement, hosts: Iterable[Host],
                  settings: Settings = Settings(), *, only: Collection[str] | None = None,
                  progress: Progress | None = None, finished: Finished | None = None,
-                 bulk: BulkReader | None = None) -> None:
+                 bulk: BulkReader | None = None, numbered: Iterable[stream.Numbered] | None = None,
+                 keep_results: bool = True, expected: int = 0) -> None:
         self.placement = CountingPlacement(placement)
-        self.hosts = list(hosts)
+        #: The hosts, each with the position of its first node in the description
+        #: order; consumed once, a batch at a time (never all held).
+        self.numbered = numbered if numbered is not None else stream.numbered_hosts(hosts)
+        self.only = only
         self.settings = settings
         self.options = settings.options
-        #: The described nodes completed from nova.conf; per node name, where
-        #: its host file and nova.conf disagree.
-        self.nodes, self.conf_findings = with_nova_conf(nodes_of(self.hosts), self.options)
-        #: The nodes this run handles (all of them unless ``only`` names some).
-        self.mine = [node for name, node in self.nodes.items() if only is None or name in only]
-        self._prepared: list[_Prepared] = []
+        self._spool: Spool[_Prepared] = Spool()
         self.progress = progress or (lambda phase, done, total: None)
         self.finished = finished or (lambda result: None)
-        self.driver = DescribedDriver(self.nodes, shims_for(self.options), self.options)
-        self.results: list[NodeResult] = []
+        #: Composes the shims; holds the nodes of the batch being checked or written.
+        self.driver = DescribedDriver({}, shims_for(self.options), self.options)
+        #: Every node's final result, when ``keep_results`` (else only passed to ``finished``).
+        self.results: list[NodeResult] | None = [] if keep_results else None
+        self._refused = False
+        #: How many nodes to check, as far as known (the described nodes arrive as a stream).
+        self.expected = expected
         #: Reads trees and allocations (in bulk on the database, else per node).
         self.reader = reader_for(self.placement, bulk, settings.batch_size)
         #: Writes each node's plan and hands it back checked.
@@ -182,6 +198,10 @@ class Migration:
         self._calls_seen = 0
 
     def _finish(self, result: NodeResult) -> None:
+        if result.status == REFUSED:
+            self._refused = True
+        if self.results is not None:
+            self.results.append(result)
         self.finished(result)
 
     def _show(self, result: NodeResult, simulation: preflight.Simulation | None,
@@ -219,14 +239,16 @@ class Migration:
 
     # -- phase 1 -----------------------------------------------------------------
 
-    def _prepare(self, node: Node, root: str, state: NodeState,
-                 listing: preflight.Listing, result: NodeResult) -> _Prepared | None:
+    def _prepare(self, node: stream.Checking, root: str, state: NodeState,
+                 listing: preflight.Listing) -> _Prepared | None:
         """Pre-flight and plan one node from its tree and allocations as read."""
+        result = node.result
         result.root = root
         start = self.placement.calls
-        state, findings, simulation = check_read(self.reader, node, self.driver, state, listing)
+        state, findings, simulation = check_read(self.reader, node.node, self.driver, state,
+                                                 listing)
         result.calls += self.placement.calls - start
-        findings = self.conf_findings.get(node.nodename, []) + findings
+        findings = node.conf_findings + findings
         result.findings = findings
         if findings or simulation is None:
             self._show(result, simulation)
@@ -239,7 +261,7 @@ class Migration:
         self._show(result, simulation)
         if not node_plan.empty and not self.settings.dry_run:
             self.reader.keep(state)  # over the API: written as read unless it moved
-        return _Prepared(node, root, result, changes=not node_plan.empty)
+        return _Prepared(node.node, root, result, changes=not node_plan.empty)
 
     # -- phase 2 -----------------------------------------------------------------
 
@@ -348,17 +370,19 @@ class Migration:
     @property
     def pending(self) -> int:
         """Nodes checked and waiting to be written."""
-        return len(self._prepared)
+        return len(self._spool)
 
     @property
     def refused(self) -> bool:
         """Whether the check found anything on any of this run's nodes."""
-        return any(result.status == REFUSED for result in self.results)
+        return self._refused
 
     def run(self) -> list[NodeResult]:
         """Check every node, then (unless a dry run or refused) write them.
 
-        Results come in the order the host descriptions give the nodes.
+        Results come in the order the host descriptions give the nodes
+        (none when the run was made with ``keep_results=False``: they went
+        to ``finished`` only).
         """
         self.check()
         if self.refused:
@@ -370,66 +394,71 @@ class Migration:
         return self.ordered_results()
 
     def ordered_results(self) -> list[NodeResult]:
-        order = {name: index for index, name in enumerate(self.nodes)}
-        return sorted(self.results, key=lambda result: order[result.nodename])
+        return sorted(self.results or (), key=lambda result: result.order)
 
     def check(self) -> None:
         """Phase 1: read and check every node; nothing is written.
 
-        One listing resolves every node's root; the trees are then read
-        (in batches when the transport allows, see :attr:`reader`) and each
-        node planned as its tree arrives and reduced to its compact result,
-        so no more than a batch of trees is held at once.
+        One listing resolves every node's root; the described nodes are then
+        taken from the stream a batch at a time, their trees read (in one
+        bulk read per batch when the transport allows, see :attr:`reader`)
+        and each node planned as its tree arrives, reduced to its compact
+        result and put in the spool for the write phase: no more than one
+        batch of nodes and trees is held at once.
         """
         listing = self._listing()
         self.reader.begin(listing.trees)
         self._calls_seen = self.placement.calls
-        work = [node for node in self.mine if not node.is_ironic]
-        for node in self.mine:
-            if node.is_ironic:
-                self.results.append(NodeResult(node.nodename, SKIPPED))
-                self._finish(self.results[-1])
-        by_root: dict[str, list[tuple[Node, NodeResult]]] = {}
         self._done = 0
-        for node in work:
-            result = NodeResult(node.nodename, REFUSED)
-            self.results.append(result)
-            root, findings = preflight.resolve_root(node, listing)
-            if root is None:
-                result.findings = findings
-                self._finish(result)
-                self._checked(len(work))
-                continue
-            by_root.setdefault(root, []).append((node, result))
-        names = {root: nodes[0][0].nodename for root, nodes in by_root.items()}
-        for state in self.reader.read(names):
-            self._prepare_all(by_root.pop(state.root), state, listing, len(work))
+        for batch in stream.batches(self.numbered, self.only, self.options,
+                                    self.settings.batch_size, skipped=self._finish):
+            self._check_batch(batch, listing)
+        self.expected = self._done
 
-    def _prepare_all(self, nodes: list[tuple[Node, NodeResult]], state: NodeState,
-                     listing: preflight.Listing, total: int) -> None:
-        for node, result in nodes:
-            result.calls = self.placement.calls - self._calls_seen
+    def _check_batch(self, batch: list[stream.Checking], listing: preflight.Listing) -> None:
+        self._hold(item.node for item in batch)
+        by_root: dict[str, list[stream.Checking]] = {}
+        for item in batch:
+            root, findings = preflight.resolve_root(item.node, listing)
+            if root is None:
+                item.result.findings = findings
+                self._finish(item.result)
+                self._checked()
+                continue
+            by_root.setdefault(root, []).append(item)
+        names = {root: items[0].node.nodename for root, items in by_root.items()}
+        for state in self.reader.read(names):
+            self._prepare_all(by_root.pop(state.root), state, listing)
+        self._hold(())
+
+    def _hold(self, nodes: Iterable[Node]) -> None:
+        """The driver's nodes: those of the batch at hand only."""
+        self.driver.nodes.clear()
+        self.driver.nodes.update((node.nodename, node) for node in nodes)
+
+    def _prepare_all(self, nodes: list[stream.Checking], state: NodeState,
+                     listing: preflight.Listing) -> None:
+        for node in nodes:
+            node.result.calls = self.placement.calls - self._calls_seen
             self._calls_seen = self.placement.calls
-            item = self._prepare(node, state.root, state, listing, result)
+            item = self._prepare(node, state.root, state, listing)
             self._calls_seen = self.placement.calls
             if item is not None:
-                self._prepared.append(item)
-            self._checked(total)
+                self._spool.put(item)
+            self._checked()
 
-    def _checked(self, total: int) -> None:
+    def _checked(self) -> None:
         self._done += 1
-        self.progress("check", self._done, total)
+        self.progress("check", self._done, max(self.expected, self._done))
 
     def abandon(self) -> None:
         """Give up the write (another node was refused): the checked nodes are not run."""
-        self._not_run(self._prepared)
-        self._prepared = []
+        self._not_run(self._spool.drain())
 
     def keep(self) -> None:
         """A dry run with nothing refused: the checked nodes' results are final as checked."""
-        for item in self._prepared:
+        for item in self._spool.drain():
             self._finish(item.result)
-        self._prepared = []
 
     def _not_run(self, items: Iterable[_Prepared]) -> None:
         for item in items:
@@ -439,7 +468,8 @@ class Migration:
     def write(self, stop: Callable[[], bool] = lambda: False) -> None:
         """Phase 2: write the checked nodes in batches of :attr:`Settings.batch_size`.
 
-        Each batch's nodes are read in one bulk read (when in-process),
+        The checked nodes come back from the spool a batch at a time. Each
+        batch's nodes are read in one bulk read (when in-process),
         planned again from what was read (a node that no longer passes the
         check fails) and written one by one, each checked inside its write's
         transaction (in-process) or read back with the batch afterwards (over
@@ -449,16 +479,18 @@ class Migration:
         before the next node once ``stop()`` is true (another worker failed);
         the nodes left are ``not-run``.
         """
-        prepared, self._prepared = self._prepared, []
+        total = len(self._spool)
+        prepared = self._spool.drain()
         written_so_far = 0
-        size = self.settings.batch_size
-        for start in range(0, len(prepared), size):
-            batch = prepared[start:start + size]
-            handled = self._write_batch(batch, stop, written_so_far, len(prepared))
+        for batch in stream.chunked(prepared, self.settings.batch_size):
+            self._hold(item.node for item in batch)
+            handled = self._write_batch(batch, stop, written_so_far, total)
             written_so_far += handled
             if handled < len(batch) or any(item.result.status in STOPPING for item in batch):
-                self._not_run(prepared[start + handled:])
-                return
+                self._not_run(batch[handled:])
+                self._not_run(prepared)
+                break
+        self._hold(())
 
     def _write_batch(self, batch: Sequence[_Prepared], stop: Callable[[], bool],
                      done: int, total: int) -> int:
@@ -476,18 +508,3 @@ class Migration:
         states.clear()
         self._settle(self.writer.end_batch())
         return handled
-
-
-def with_nova_conf(nodes: dict[str, Node], options: DriverOptions,
-                   ) -> tuple[dict[str, Node], dict[str, list[preflight.Finding]]]:
-    """``nodes`` completed from each one's nova.conf (``options.conf_for``, when
-    given), and per node name where its description and nova.conf disagree
-    (ironic nodes untouched)."""
-    merged, findings = {}, {}
-    for name, node in nodes.items():
-        conf = options.conf_for(name)
-        if conf is None or node.is_ironic:
-            merged[name] = node
-            continue
-        merged[name], findings[name] = conf_check.merge_node(node, conf, options.target)
-    return merged, findings

@@ -80,6 +80,9 @@ class NodeResult:
     writes: int = 0
     #: What ``show`` made of the node's trees and plan (None without ``show``).
     detail: Any = None
+    #: The node's position in the order the host descriptions give the nodes
+    #: (results arrive in the order nodes finish; the report sorts by this).
+    order: int = 0
 
 
 #: Renders what the report shows of one node beyond its line, from its result,

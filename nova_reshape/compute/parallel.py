@@ -4,8 +4,10 @@ The run is CPU-bound in Python: through PlacementDirect the Placement
 application itself runs in the migrating process, so threads would queue on
 the interpreter lock. Each worker is a process of its own with its own
 transport (its own PlacementDirect and database pool, or its own HTTP
-session) and a fixed share of the nodes (every N-th one, so large and small
-hosts spread evenly).
+session) and a fixed share of the hosts (every N-th one, so large and small
+hosts spread evenly), fed to it through its pipe as the parent reads them
+(:class:`Feeder`): the parent never holds the host descriptions, a worker
+only the batch it is checking.
 
 The two phases stay global:
 
@@ -39,12 +41,12 @@ import enum
 import multiprocessing
 import multiprocessing.connection
 import os
-from collections.abc import Callable, Iterable, Sequence
+import threading
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from typing import Any, NamedTuple
 
 from nova_reshape import exception
 from nova_reshape.compute import migrate
-from nova_reshape.virt.described import nodes_of
 from nova_reshape.virt.host import Host
 from placement_wsgi.cmd import signals
 
@@ -101,6 +103,20 @@ class WorkerError(NamedTuple):
 WorkerMessage = Progress | Checked | Finished | Done | WorkerError
 
 
+# -- messages on a worker's pipe: parent -> worker ----------------------------
+
+class Feed(NamedTuple):
+    """One described host of the worker's share, and its first node's position
+    in the description order."""
+
+    first: int
+    host: Host
+
+
+class FeedEnd(NamedTuple):
+    """Every host of the share was fed: the worker's check can end."""
+
+
 class Verdict(enum.StrEnum):
     """The parent's answer once every worker has checked: parent -> worker."""
 
@@ -111,10 +127,20 @@ class Verdict(enum.StrEnum):
     KEEP = "keep"
 
 
-def _worker(opener: Opener, hosts: list[Host], names: list[str], settings: migrate.Settings,
+def _fed(connection: multiprocessing.connection.Connection) -> Iterator[migrate.Numbered]:
+    """The hosts the parent feeds this worker, as they come, up to :class:`FeedEnd`."""
+    while True:
+        match connection.recv():
+            case Feed(first, host):
+                yield migrate.Numbered(first, host)
+            case FeedEnd():
+                return
+
+
+def _worker(opener: Opener, settings: migrate.Settings,
             connection: multiprocessing.connection.Connection, stop_flag: Any,
             parent: int) -> None:
-    """One worker's whole life: check, wait for the verdict, write, report."""
+    """One worker's whole life: check what it is fed, wait for the verdict, write, report."""
     signals.defer_to(stop_flag.set)  # stop at the next node, never in one
     def progress(phase: str, done: int, total: int) -> None:
         connection.send(Progress(phase))
@@ -129,8 +155,8 @@ def _worker(opener: Opener, hosts: list[Host], names: list[str], settings: migra
 
     try:
         with opener() as placement:
-            run = migrate.Migration(placement, hosts, settings, only=set(names),
-                                    progress=progress, finished=finished)
+            run = migrate.Migration(placement, (), settings, numbered=_fed(connection),
+                                    progress=progress, finished=finished, keep_results=False)
             run.check()
             connection.send(Checked(run.refused, run.pending))
             match connection.recv():
@@ -166,54 +192,56 @@ class ParallelMigration:
     ``settings``, ``progress`` and ``finished`` are the Migration's
     (``settings`` goes to every worker; ``finished`` is called in this
     process as each worker's node result arrives). :meth:`run` returns the
-    same results, in the same order, as a single-process run would.
+    same results, in the same order, as a single-process run would (none
+    with ``keep_results=False``: they only go to ``finished``).
+
+    ``hosts`` is consumed once, lazily, by a feeder thread of this process
+    that hands each host to a worker as it is read (every N-th host to the
+    same worker, so large and small hosts spread evenly) and holds none
+    after: a worker takes its next hosts only when its batch is checked, so
+    what waits between them is what the pipe buffers. An error raised by
+    ``hosts`` (a bad host file) stops the run before anything is written,
+    and :meth:`run` raises it. ``expected`` is the number of nodes to
+    check, as far as known before the feed ends (the progress total).
     """
 
     def __init__(self, opener: Opener, hosts: Iterable[Host], workers: int,
                  settings: migrate.Settings = migrate.Settings(), *,
                  progress: migrate.Progress | None = None,
-                 finished: migrate.Finished | None = None) -> None:
+                 finished: migrate.Finished | None = None, keep_results: bool = True,
+                 expected: int = 0) -> None:
         self.settings = settings
         self.finished = finished or (lambda result: None)
         self.opener = opener
-        self.hosts = list(hosts)
-        self.nodes = nodes_of(self.hosts)
+        self.hosts = hosts
         self.workers = max(1, workers)
         self.progress = progress or (lambda phase, done, total: None)
+        self.keep_results = keep_results
+        self.expected = expected
         self.calls = 0
-
-    def shares(self) -> list[list[str]]:
-        """Each worker's node names: every N-th node, skipping empty shares."""
-        names = list(self.nodes)
-        return [share for share in (names[index::self.workers]
-                                    for index in range(self.workers)) if share]
-
-    def hosts_of(self, share: Sequence[str]) -> list[Host]:
-        """The hosts holding a node of ``share``: all a worker needs (host
-        descriptions are most of a worker's memory per node)."""
-        names = set(share)
-        return [host for host in self.hosts
-                if any(node.nodename in names for node in host.nodes)]
 
     def run(self) -> list[migrate.NodeResult]:
         context = multiprocessing.get_context("spawn")
         stop_flag = context.Event()
         pipes: list[multiprocessing.connection.Connection] = []
         processes = []
-        for share in self.shares():
+        for _ in range(self.workers):
             ours, theirs = context.Pipe()
             process = context.Process(
                 target=_worker, name="nova-reshape-migrate-worker", daemon=True,
-                args=(self.opener, self.hosts_of(share), share, self.settings, theirs,
-                      stop_flag, os.getpid()))
+                args=(self.opener, self.settings, theirs, stop_flag, os.getpid()))
             process.start()
             theirs.close()
             pipes.append(ours)
             processes.append(process)
         conductor = _Conductor(pipes, stop_flag, self.progress, self.settings.dry_run,
-                               to_check=self._to_check(), finished=self.finished)
+                               to_check=self.expected, finished=self.finished,
+                               keep_results=self.keep_results)
+        conductor.exact = False
+        feeder = Feeder(self.hosts, pipes, stop_flag, conductor)
+        feeder.start()
         try:
-            return self._conduct(conductor)
+            results = self._conduct(conductor)
         except KeyboardInterrupt:
             # Every worker stops after its node; their last results still count.
             stop_flag.set()
@@ -222,21 +250,69 @@ class ParallelMigration:
             raise
         finally:
             stop_flag.set()
+            feeder.join()
             for pipe in pipes:
                 pipe.close()
             for process in processes:
                 process.join(timeout=30)
                 if process.is_alive():
                     process.kill()
-
-    def _to_check(self) -> int:
-        return sum(not node.is_ironic for node in self.nodes.values())
+        if feeder.error is not None:
+            raise feeder.error
+        return results
 
     def _conduct(self, conductor: _Conductor) -> list[migrate.NodeResult]:
         results = conductor.follow()
         self.calls = conductor.calls
-        order = {name: index for index, name in enumerate(self.nodes)}
-        return sorted(results, key=lambda result: order[result.nodename])
+        return sorted(results, key=lambda result: result.order)
+
+
+class Feeder(threading.Thread):
+    """Hands the described hosts to the workers as they are read (see
+    :class:`ParallelMigration`); tells the conductor how many nodes there are
+    to check once the feed ends. An error from ``hosts`` sets the stop flag
+    (no worker writes) and is kept in :attr:`error`."""
+
+    def __init__(self, hosts: Iterable[Host],
+                 pipes: Sequence[multiprocessing.connection.Connection], stop_flag: Any,
+                 conductor: _Conductor) -> None:
+        super().__init__(name="nova-reshape-migrate-feeder", daemon=True)
+        self.hosts = hosts
+        self.pipes = list(pipes)
+        self.stop_flag = stop_flag
+        self.conductor = conductor
+        self.error: BaseException | None = None
+
+    def run(self) -> None:
+        live = dict(enumerate(self.pipes))
+        index = first = to_check = 0
+        try:
+            # Not enumerate(): it keeps its last pair, and so the last host, alive.
+            for host in self.hosts:
+                if self.stop_flag.is_set() or not live:
+                    break
+                worker, index = index % len(self.pipes), index + 1
+                if worker in live:
+                    self._send(live, worker, Feed(first, host))
+                first += len(host.nodes)
+                to_check += sum(not node.is_ironic for node in host.nodes)
+                del host  # held by no one here while the next is read
+        except BaseException as error:  # noqa: BLE001 - raised by ParallelMigration.run
+            self.error = error
+            self.stop_flag.set()
+        finally:
+            for worker in list(live):
+                self._send(live, worker, FeedEnd())
+            self.conductor.fed(to_check)
+
+    @staticmethod
+    def _send(live: dict[int, multiprocessing.connection.Connection], worker: int,
+              message: Feed | FeedEnd) -> None:
+        """Send to a worker; one that is gone is fed no more (the conductor reports it)."""
+        try:
+            live[worker].send(message)
+        except OSError:
+            del live[worker]
 
 
 class _Conductor:
@@ -244,7 +320,7 @@ class _Conductor:
 
     def __init__(self, pipes: Sequence[multiprocessing.connection.Connection], stop_flag: Any,
                  progress: migrate.Progress, dry_run: bool, to_check: int,
-                 finished: migrate.Finished | None = None) -> None:
+                 finished: migrate.Finished | None = None, keep_results: bool = True) -> None:
         self.pipes = list(pipes)
         self.stop_flag = stop_flag
         self.progress = progress
@@ -255,8 +331,11 @@ class _Conductor:
         #: worker -> (refused, nodes waiting to be written)
         self.checked: dict[int, tuple[bool, int]] = {}
         self.reported: set[int] = set()
-        #: Every node's result, as the workers finish them.
+        #: Every node's result, as the workers finish them (when ``keep_results``).
         self.results: list[migrate.NodeResult] = []
+        self.keep_results = keep_results
+        #: Whether the number of nodes to check is final (the feed ended).
+        self.exact = True
         #: Placement calls of the workers that are done.
         self.calls = 0
         self.failure: BaseException | None = None
@@ -287,18 +366,27 @@ class _Conductor:
         match message:
             case Progress(phase):
                 self.done[phase] += 1
-                self.progress(phase, self.done[phase], self.totals[phase])
+                total = self.totals[phase]
+                if phase == "check" and not self.exact:
+                    total = max(total, self.done[phase] + 1)
+                self.progress(phase, self.done[phase], total)
             case Checked(refused, pending):
                 self._checked(worker, refused=refused, pending=pending)
             case Finished(result):
                 self.finished(result)
-                self.results.append(result)
+                if self.keep_results:
+                    self.results.append(result)
             case Done(calls):
                 self.reported.add(worker)
                 self.calls += calls
             case WorkerError(error):
                 self.reported.add(worker)
                 self._lost(worker, error)
+
+    def fed(self, to_check: int) -> None:
+        """The feed ended: ``to_check`` nodes in all (called from the feeder's thread)."""
+        self.totals["check"] = to_check
+        self.exact = True
 
     def _lost(self, worker: int, error: BaseException) -> None:
         """A worker failed: stop the others; if they still await a verdict, it is no."""

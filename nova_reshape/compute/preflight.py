@@ -409,12 +409,25 @@ class _NodeCheck:
         return sorted(set(roots))
 
 
+def plain_copy(value: Any) -> Any:
+    """A deep copy of JSON-shaped data (dicts, lists, scalars; anything else through
+    ``copy.deepcopy``), without ``deepcopy``'s memo: allocations are copied twice per
+    simulation."""
+    if isinstance(value, dict):
+        return {key: plain_copy(item) for key, item in value.items()}
+    if isinstance(value, list):
+        return [plain_copy(item) for item in value]
+    if isinstance(value, (str, int, float, bool, type(None))):
+        return value
+    return copy.deepcopy(value)
+
+
 def simulate(node: Node, driver: DescribedDriver, tree: ProviderTree,
              allocations: Mapping[str, Any]) -> Simulation:
     """Run the driver and the root-trait update on copies, as nova's start would."""
     after = copy.deepcopy(tree)
-    before_allocations = copy.deepcopy(dict(allocations))
-    after_allocations = copy.deepcopy(dict(allocations))
+    before_allocations = plain_copy(dict(allocations))
+    after_allocations = plain_copy(dict(allocations))
     reshape = False
     try:
         driver.update_provider_tree(after, node.nodename)

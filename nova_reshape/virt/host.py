@@ -27,7 +27,7 @@ from __future__ import annotations
 import dataclasses
 import os
 import re
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from typing import Any
 
 import jsonschema
@@ -308,9 +308,17 @@ def expand_paths(paths: Sequence[str]) -> list[str]:
 
 def load_hosts(paths: Sequence[str]) -> list[Host]:
     """Load every file (directories expanded); nodes must be unique across files."""
-    hosts = [load_host(path) for path in expand_paths(paths)]
+    return list(iter_hosts(paths))
+
+
+def iter_hosts(paths: Sequence[str]) -> Iterator[Host]:
+    """Every file's host (directories expanded), read as the caller asks for it:
+    no more than one is held here, only the names and uuids of the nodes seen
+    (nodes must be unique across files). HostDescriptionError for a bad file
+    when the stream reaches it; :func:`check_readable` finds a missing one first."""
     seen: dict[str, str] = {}
-    for host in hosts:
+    for path in expand_paths(paths):
+        host = load_host(path)
         for index, node in enumerate(host.nodes):
             for key in (f"nodename {node.nodename}", f"uuid {node.uuid}" if node.uuid else ""):
                 if not key:
@@ -319,7 +327,20 @@ def load_hosts(paths: Sequence[str]) -> list[Host]:
                     raise HostDescriptionError(
                         host.path, f"nodes[{index}]", f"{key} is also described in {seen[key]}")
                 seen[key] = host.path
-    return hosts
+        yield host
+
+
+def check_readable(paths: Sequence[str]) -> list[str]:
+    """The files of ``paths`` (directories expanded), each openable for reading;
+    HostDescriptionError, as :func:`load_host` words it, for the first that is not."""
+    files = expand_paths(paths)
+    for path in files:
+        try:
+            with open(path, "rb"):
+                pass
+        except OSError as error:
+            raise HostDescriptionError(path, "", error.strerror or str(error)) from error
+    return files
 
 
 def _unique(path: str, where: str, values: list[Any], what: str) -> None:

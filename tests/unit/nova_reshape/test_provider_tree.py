@@ -281,6 +281,19 @@ class TestCopyAndLocking:
         assert tree.get_provider_uuids() == [R, G1, G2]
         assert clone.lock is tree.lock is provider_tree_module._LOCK
 
+    def test_deepcopy_copies_every_field_and_leaves_no_shared_container(self, tree):
+        tree.update_inventory(G1, {"VGPU": {**VGPU, "reserved": 1}}, generation=4)
+        tree.update_traits(G1, ["CUSTOM_A"])
+        tree.update_aggregates(R, ["agg-1"])
+        clone = copy.deepcopy(tree)
+        for rp in (R, G1, G2):
+            assert clone.data(rp) == tree.data(rp)
+        assert clone.get_provider_uuids() == tree.get_provider_uuids()
+        assert clone.data("cmp-07").uuid == R  # found by name too
+        mine, theirs = tree._find(G1), clone._find(G1)
+        assert mine.inventory["VGPU"] is not theirs.inventory["VGPU"]
+        assert mine.traits is not theirs.traits and mine.children is not theirs.children
+
     def test_pickle_round_trip(self, tree):
         restored = pickle.loads(pickle.dumps(tree))
         assert restored.get_provider_uuids() == [R, G1, G2]

@@ -8,6 +8,8 @@ not from the migration's own invariant code.
 from __future__ import annotations
 
 import dataclasses
+import gc
+import weakref
 
 import pytest
 
@@ -259,3 +261,40 @@ def test_a_node_changed_between_check_and_write_fails_with_one_line(placement, r
     assert error.startswith("NovaException: read again before its write, the node no longer "
                             "passes the check: ") and "\n" not in error, error
     assert placement.writes() == []
+
+
+class CountingHosts:
+    """The described hosts, handed out one by one; records, each time one more is
+    asked for, how many of those handed out so far are still alive."""
+
+    def __init__(self, hosts):
+        self.hosts = list(hosts)
+        self.handed = []
+        self.alive_when_asked = []
+
+    def __iter__(self):
+        while self.hosts:
+            gc.collect()
+            self.alive_when_asked.append(sum(ref() is not None for ref in self.handed))
+            yield self._next()  # no local name: this generator keeps none
+
+    def _next(self):
+        host = self.hosts.pop(0)
+        self.handed.append(weakref.ref(host))
+        return host
+
+
+@pytest.mark.parametrize("dry_run", [False, True])
+def test_no_more_than_a_batch_of_host_descriptions_is_held(placement, tmp_path, dry_run):
+    out = str(tmp_path / "hosts")
+    helpers.generator.generate(placement, out, hosts=7, gpus=1, instances=2, kinds=())
+    hosts = CountingHosts(load_hosts([out]))
+    seen = []
+    run = migrate.Migration(placement, hosts, migrate.Settings(dry_run=dry_run, batch_size=2),
+                            finished=seen.append, keep_results=False)
+    assert run.run() == []
+    assert len(hosts.alive_when_asked) == 7
+    assert max(hosts.alive_when_asked) <= 2
+    assert sorted(result.order for result in seen) == list(range(7))
+    assert {result.status for result in seen} == {
+        migrate.WOULD_MIGRATE if dry_run else migrate.MIGRATED}

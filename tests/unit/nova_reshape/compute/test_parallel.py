@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import gc
 import multiprocessing
 import threading
+import weakref
 
 import pytest
 
@@ -113,14 +115,67 @@ def test_a_worker_gone_without_a_word_is_an_error():
     assert flag.is_set() and "exited without reporting" in str(errors[0])
 
 
-def test_each_worker_gets_only_the_hosts_of_its_share():
-    hosts = [Host(f"h{index}.yaml", f"h{index}", tuple(Node(f"h{index}-n{n}") for n in range(2)))
-             for index in range(3)]
-    run = parallel.ParallelMigration(lambda: None, hosts, workers=2)
-    shares = run.shares()
-    assert shares == [["h0-n0", "h1-n0", "h2-n0"], ["h0-n1", "h1-n1", "h2-n1"]]
-    assert run.hosts_of(["h1-n0"]) == [hosts[1]]
-    assert run.hosts_of(["h0-n1", "h2-n0"]) == [hosts[0], hosts[2]]
+class CountingHosts:
+    """Hosts made on demand; records, each time one more is asked for, how many of
+    those handed out so far are still alive somewhere in this process."""
+
+    def __init__(self, count, nodes=2):
+        self.count, self.nodes = count, nodes
+        self.handed = []
+        self.alive_when_asked = []
+
+    def __iter__(self):
+        for index in range(self.count):
+            gc.collect()
+            self.alive_when_asked.append(sum(ref() is not None for ref in self.handed))
+            yield self._make(index)  # no local name: this generator keeps none
+
+    def _make(self, index):
+        host = Host(f"h{index}.yaml", f"h{index}",
+                    tuple(Node(f"h{index}-n{n}") for n in range(self.nodes)))
+        self.handed.append(weakref.ref(host))
+        return host
+
+
+def _received(pipe):
+    fed = []
+    while True:
+        message = pipe.recv()
+        if isinstance(message, parallel.FeedEnd):
+            return fed
+        fed.append((message.first, message.host.host))
+
+
+def test_the_feeder_hands_every_nth_host_to_each_worker_and_holds_none():
+    pipes = [multiprocessing.Pipe() for _ in range(2)]
+    conductor, _, _, flag = _conductor(2)
+    hosts = CountingHosts(5)
+    feeder = parallel.Feeder(hosts, [ours for ours, _ in pipes], flag, conductor)
+    conductor.exact = False
+    feeder.start()
+    first, second = (_received(theirs) for _, theirs in pipes)
+    feeder.join(5)
+    assert first == [(0, "h0"), (4, "h2"), (8, "h4")]
+    assert second == [(2, "h1"), (6, "h3")]
+    # Each host was sent on and dropped before the next one was read.
+    assert hosts.alive_when_asked == [0] * 5
+    assert conductor.totals["check"] == 10 and conductor.exact
+    assert feeder.error is None and not flag.is_set()
+
+
+def test_a_bad_host_ends_the_feed_sets_the_stop_flag_and_is_kept():
+    def hosts():
+        yield Host("h0.yaml", "h0", (Node("h0-n0"),))
+        raise ValueError("h1.yaml: nodes[0]: bad")
+
+    pipes = [multiprocessing.Pipe() for _ in range(2)]
+    conductor, _, _, flag = _conductor(2)
+    feeder = parallel.Feeder(hosts(), [ours for ours, _ in pipes], flag, conductor)
+    feeder.start()
+    fed = [_received(theirs) for _, theirs in pipes]
+    feeder.join(5)
+    assert fed == [[(0, "h0")], []]
+    assert str(feeder.error) == "h1.yaml: nodes[0]: bad" and flag.is_set()
 
 
 def test_each_result_is_handed_to_finished_as_it_arrives():
