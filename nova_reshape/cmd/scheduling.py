@@ -13,7 +13,7 @@ for the report: text lines, and the ``scheduling`` key of the JSON document.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from typing import Any
 
 from nova_reshape.cmd.refusal import Details, ExitClass, Refusal, database_refusal
@@ -94,7 +94,7 @@ def setup(request: MigrateRequest) -> CheckSetup | Checked | None:
     return CheckSetup(inputs, tuple(flavors), frozenset(options.accepted))
 
 
-def run(request: MigrateRequest, opener: parallel.Opener, hosts: Sequence[Host],
+def run(request: MigrateRequest, opener: parallel.Opener, hosts: Iterable[Host],
         options: DriverOptions, check_setup: CheckSetup | Checked | None) -> Checked | None:
     """Before and after, nothing written; a refusal (exit 3, the tables with it) when a
     flavor not accepted loses every host. Skipped when the run's own pre-flight

@@ -76,7 +76,7 @@ from nova_reshape.compute.node_result import (
     Show,
     summarize,
 )
-from nova_reshape.compute.readers import check_read, counted, reader_for
+from nova_reshape.compute.readers import check_read, read_again, read_listing, reader_for
 from nova_reshape.compute.resource_tracker import CONFLICT_ATTEMPTS
 from nova_reshape.compute.spool import Spool
 from nova_reshape.compute.stream import Numbered, numbered_hosts, with_nova_conf
@@ -212,14 +212,6 @@ class Migration:
 
     # -- reading -----------------------------------------------------------------
 
-    def _listing(self) -> preflight.Listing:
-        response = self.placement.get("/resource_providers", microversion="1.14")
-        if response.status_code != 200:
-            raise exception.ResourceProviderRetrievalFailed(
-                message=f"Listing resource providers failed: {response.status_code} "
-                        f"{response.text}")
-        return preflight.Listing(response.json()["resource_providers"])
-
     def _read_batch(self, items: Sequence[_Prepared]) -> dict[str, NodeState]:
         """root -> state of the nodes of ``items`` as Placement holds them now, in
         one bulk read when in-process."""
@@ -227,15 +219,9 @@ class Migration:
         return {state.root: state for state in self.reader.read(names)}
 
     def _read_again(self, items: Sequence[_Prepared]) -> dict[str, NodeState]:
-        """As :meth:`_read_batch`, before the batch's write (the reader may hand back
-        a checked state still current); each item's result counts its read's requests."""
-        names = {item.root: item.node.nodename for item in items}
-        results = {item.root: item.result for item in items}
-        states = {}
-        for state, calls in counted(self.placement, self.reader.again(names)):
-            states[state.root] = state
-            results[state.root].calls += calls
-        return states
+        """As :meth:`_read_batch`, before the batch's write (see :func:`read_again`)."""
+        return read_again(self.placement, self.reader,
+                          {item.root: (item.node.nodename, item.result) for item in items})
 
     # -- phase 1 -----------------------------------------------------------------
 
@@ -406,7 +392,7 @@ class Migration:
         result and put in the spool for the write phase: no more than one
         batch of nodes and trees is held at once.
         """
-        listing = self._listing()
+        listing = read_listing(self.placement)
         self.reader.begin(listing.trees)
         self._calls_seen = self.placement.calls
         self._done = 0

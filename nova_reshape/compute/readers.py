@@ -29,8 +29,10 @@ from __future__ import annotations
 from collections.abc import Collection, Iterable, Iterator, Mapping, Sequence
 from typing import Any, Protocol
 
+from nova_reshape import exception
 from nova_reshape.compute import preflight
 from nova_reshape.compute.api_reader import ReportClientReader, SurveyReader
+from nova_reshape.compute.node_result import NodeResult
 from nova_reshape.compute.tree_source import BulkReader, NodeState, node_states
 from nova_reshape.provider_tree import ProviderTree
 from nova_reshape.transport.base import Placement
@@ -146,3 +148,26 @@ def reader_for(placement: Placement, bulk: BulkReader | None, batch_size: int) -
     if source is None:
         return SurveyReader(placement)
     return BulkNodeReader(source, ReportClientReader(placement), batch_size)
+
+
+def read_listing(placement: Placement) -> preflight.Listing:
+    """Every provider in one listing: where the run finds each node's root."""
+    response = placement.get("/resource_providers", microversion="1.14")
+    if response.status_code != 200:
+        raise exception.ResourceProviderRetrievalFailed(
+            message=f"Listing resource providers failed: {response.status_code} "
+                    f"{response.text}")
+    return preflight.Listing(response.json()["resource_providers"])
+
+
+def read_again(placement: CountingTransport, reader: NodeReader,
+               nodes: Mapping[str, tuple[str, NodeResult]]) -> dict[str, NodeState]:
+    """root -> state of ``nodes`` (root -> node name and result) before their write
+    (the reader may hand back a checked state still current); each result counts
+    the requests its read made."""
+    states = {}
+    names = {root: name for root, (name, _result) in nodes.items()}
+    for state, calls in counted(placement, reader.again(names)):
+        states[state.root] = state
+        nodes[state.root][1].calls += calls
+    return states

@@ -50,6 +50,7 @@ from nova_reshape.scheduler.live.nova_hosts import CpuSets
 from nova_reshape.scheduler.live.placement import read_view
 from nova_reshape.transport.base import Placement
 from nova_reshape.transport.direct import DirectTransport, on_database
+from nova_reshape.virt.described import nodes_of
 from nova_reshape.virt.host import Host
 from nova_reshape.virt.releases import DriverOptions
 from placement_wsgi.objects.tree_change import TreeChange
@@ -188,7 +189,7 @@ class NodesRefused(Exception):
     then refuses with its findings)."""
 
 
-def planned_changes(placement: Placement, hosts: Sequence[Host], options: DriverOptions
+def planned_changes(placement: Placement, hosts: Iterable[Host], options: DriverOptions
                     ) -> tuple[list[TreeChange], dict[str, CpuSets]]:
     """Every node's change as the run would write it (the run's own check and plan,
     nothing written), and each node's CPU sets; NodesRefused when a node is refused."""
@@ -198,10 +199,19 @@ def planned_changes(placement: Placement, hosts: Sequence[Host], options: Driver
     run.check()
     if run.refused:
         raise NodesRefused("the pre-flight refuses some nodes")
-    sets = {name: (node.cpu_shared_set, node.cpu_dedicated_set)
-            for name, node in run.nodes.items()
-            if node.cpu_shared_set is not None or node.cpu_dedicated_set is not None}
-    return capture.changes, sets
+    return capture.changes, cpu_sets_of(hosts, options)
+
+
+def cpu_sets_of(hosts: Iterable[Host], options: DriverOptions) -> dict[str, CpuSets]:
+    """Each node's CPU sets as the run sees them (completed from its nova.conf), one
+    host at a time: the hosts may be a stream read again for this pass."""
+    sets = {}
+    for host in hosts:
+        nodes, _ = migrate.with_nova_conf(nodes_of([host]), options)
+        sets.update({name: (node.cpu_shared_set, node.cpu_dedicated_set)
+                     for name, node in nodes.items()
+                     if node.cpu_shared_set is not None or node.cpu_dedicated_set is not None})
+    return sets
 
 
 def _direct(placement: Placement) -> DirectTransport:
@@ -232,7 +242,7 @@ def after_check(setup: CheckSetup, cpu_sets: dict[str, CpuSets]) -> CapacityChec
                          False)
 
 
-def preview(placement: Placement, hosts: Sequence[Host], options: DriverOptions,
+def preview(placement: Placement, hosts: Iterable[Host], options: DriverOptions,
             setup: CheckSetup) -> tuple[SchedulingCheck, dict[str, CpuSets]]:
     """Before and after (see the module), nothing written; and the nodes' CPU sets
     (for :func:`measure`). NodesRefused when the run's pre-flight refuses a node."""
