@@ -26,10 +26,12 @@ BAR_FORMAT = ("{n_fmt}/{total_fmt} nodes {desc} |{bar}| {percentage:3.0f}% "
 
 
 class PhaseBars:
-    """A ``progress(phase, done, total)`` callback drawing one tqdm bar per phase."""
+    """A ``progress(phase, done, total)`` callback drawing one tqdm bar per phase;
+    ``unit`` names what is counted (nodes, unless told)."""
 
-    def __init__(self, stream: TextIO) -> None:
+    def __init__(self, stream: TextIO, unit: str = "nodes") -> None:
         self.stream = stream
+        self.unit = unit
         self.phase: str | None = None
         self.bar: tqdm | None = None
 
@@ -37,8 +39,9 @@ class PhaseBars:
         if phase != self.phase or self.bar is None:
             self.close()
             self.phase = phase
-            self.bar = tqdm(total=total, desc=phase, unit=" nodes", file=self.stream,
-                            bar_format=BAR_FORMAT, mininterval=0.1, dynamic_ncols=True)
+            self.bar = tqdm(total=total, desc=phase, unit=f" {self.unit}", file=self.stream,
+                            bar_format=BAR_FORMAT.replace("nodes", self.unit),
+                            mininterval=0.1, dynamic_ncols=True)
         bar = self.bar
         if bar.total != total:
             bar.total = total
@@ -54,14 +57,14 @@ class PhaseBars:
 
 
 def progress_callback(stream: TextIO, output_format: str = "text",
-                      force: bool = False) -> PhaseBars | None:
+                      force: bool = False, unit: str = "nodes") -> PhaseBars | None:
     """The progress callback for a run writing its report as ``output_format``.
 
     Quiet (``None``) for ``json`` output and when ``stream`` is not a
     terminal; ``force`` (``--progress``) shows the bars anyway.
     """
     if force:
-        return PhaseBars(stream)
+        return PhaseBars(stream, unit)
     if output_format == "json" or not stream.isatty():
         return None
-    return PhaseBars(stream)
+    return PhaseBars(stream, unit)

@@ -49,11 +49,9 @@ into its message and exit status; the report is written by
 from __future__ import annotations
 
 import argparse
-import contextlib
-import functools
 import logging
 import sys
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from typing import Any, TextIO
 
 import requests
@@ -64,11 +62,18 @@ from nova_reshape.cmd import (
     collect,
     describe,
     from_nova,
+    heal,
     nova_cells,
     output,
     placement_rights,
     report_file,
     request,
+)
+from nova_reshape.cmd.placement_access import (  # noqa: F401 - open_* re-exported
+    check_placement_database,
+    open_database,
+    open_http,
+    placement_opener,
 )
 from nova_reshape.cmd.refusal import (  # noqa: F401 - the exit statuses, re-exported
     EXIT_BAD_INPUT,
@@ -83,18 +88,16 @@ from nova_reshape.cmd.refusal import (  # noqa: F401 - the exit statuses, re-exp
     Interruption,
     Refusal,
 )
-from nova_reshape.cmd.request import HostFiles, MigrateRequest, NovaDatabase, PlacementAccess
+from nova_reshape.cmd.request import HostFiles, MigrateRequest, NovaDatabase
 from nova_reshape.compute import conf_check, migrate, parallel
 from nova_reshape.nova.conf.per_host import HostConfs, NovaConfigPaths, load_host_confs
 from nova_reshape.nova.errors import NovaConfError
 from nova_reshape.progress import progress_callback
-from nova_reshape.transport import http_placement, open_direct
 from nova_reshape.virt import releases
 from nova_reshape.virt.described import nodes_of
 from nova_reshape.virt.host import Host, HostDescriptionError, load_hosts
 from placement_wsgi import service
 from placement_wsgi.cmd import signals
-from placement_wsgi.db import preflight
 
 
 class _Parser(argparse.ArgumentParser):
@@ -113,88 +116,14 @@ def build_parser() -> argparse.ArgumentParser:
     placement = categories.add_parser("placement", help="Placement data commands")
     actions = placement.add_subparsers(dest="action", metavar="ACTION", required=True)
     request.add_parser(actions)
+    heal.add_parser(actions)
     describe.add_parser(actions)
     collect.add_parser(categories)
     return parser
 
 
-@contextlib.contextmanager
-def open_http(url: str, token: str | None, headers: dict[str, str]) -> Iterator[Any]:
-    """A requests-based client of the Placement service at ``url``."""
-    client = http_placement(url, token=token, headers=headers)
-    try:
-        yield client
-    finally:
-        client.close()
-
-
-@contextlib.contextmanager
-def open_database(config_files: Sequence[str], nova_connection: str | None = None,
-                  ) -> Iterator[Any]:
-    """The Placement application in-process on the configured database."""
-    with open_direct(_database_conf(config_files, nova_connection)) as client:
-        yield client
-
-
-def _database_conf(config_files: Sequence[str], nova_connection: str | None = None) -> Any:
-    """placement.conf ``config_files``; where they name no database, nova.conf's
-    ``[placement_database] connection`` (``nova_connection``: releases before Stein
-    served Placement from nova), else a refusal."""
-    try:
-        conf = service.load_conf(config_files=list(config_files))
-    except service.StartupError as error:
-        raise _bad_input(str(error)) from error
-    if not conf.placement_database.connection:
-        if not nova_connection:
-            raise _bad_input("configuration: [placement_database] connection is not set in "
-                             + ", ".join(config_files))
-        conf.set_override("connection", nova_connection, "placement_database")
-    return conf
-
-
-def check_placement_database(conf: Any) -> None:
-    """Placement's database usable as the migration needs it (schema at head), or a
-    refusal naming it, the cause and the fix; nothing is created."""
-    try:
-        service.check_database(conf, preflight.Access.USE, preflight.Schema.HEAD)
-    except service.StartupError as error:
-        exit_class = (ExitClass.BAD_INPUT if error.exit_code == service.EXIT_CONFIGURATION
-                      else ExitClass.FAILED)
-        raise Refusal(exit_class, str(error)) from error
-
-
 def _bad_input(message: str) -> Refusal:
     return Refusal(ExitClass.BAD_INPUT, message)
-
-
-def placement_opener(access: PlacementAccess,
-                     nova_configs: NovaConfigPaths = NovaConfigPaths()) -> parallel.Opener:
-    """What opens the transport ``access`` asks for (in each worker); a refusal when
-    unusable. Without ``--config-file`` and ``--placement-url``, the Placement
-    database of nova.conf (``nova_configs``), as releases before Stein had it.
-
-    The configuration and the database are loaded and checked here, once, so
-    a bad one is reported before any worker starts.
-    """
-    if access.url and access.config_files:
-        raise _bad_input("give either --config-file or --placement-url, not both")
-    if access.headers and not access.url:
-        raise _bad_input("--header only applies to --placement-url")
-    if access.url:
-        fixed = {}
-        for header in access.headers:
-            name, sep, value = header.partition(":")
-            if not sep or not name.strip():
-                raise _bad_input(f"--header {header!r} is not NAME:VALUE")
-            fixed[name.strip()] = value.strip()
-        return functools.partial(open_http, access.url, access.token, fixed)
-    nova_connection = nova_cells.nova_connections(nova_configs).placement_database
-    if not access.config_files and not nova_connection:
-        raise _bad_input("give --config-file (a placement.conf naming the database), "
-                         "--placement-url, or a --nova-config whose [placement_database] "
-                         "connection names it")
-    check_placement_database(_database_conf(access.config_files, nova_connection))
-    return functools.partial(open_database, list(access.config_files), nova_connection)
 
 
 def exit_code(results: Sequence[migrate.NodeResult]) -> int:

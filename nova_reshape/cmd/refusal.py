@@ -71,18 +71,21 @@ class Refusal(Exception):
 
     ``findings``: for :attr:`ExitClass.REFUSED`, the lines that say why (the
     output prints them before the message, or as its JSON document).
+    ``status``: the exit status where a command keeps another tool's (the
+    placement commands keep nova-manage's); default, the class's.
     """
 
     def __init__(self, exit_class: ExitClass, message: str,
-                 findings: Sequence[Finding] = ()) -> None:
+                 findings: Sequence[Finding] = (), status: int | None = None) -> None:
         super().__init__(message)
         self.exit_class = exit_class
         self.message = message
         self.findings = list(findings)
+        self.status = status
 
     @property
     def exit_code(self) -> int:
-        return EXIT_CODES[self.exit_class]
+        return EXIT_CODES[self.exit_class] if self.status is None else self.status
 
 
 class Interruption(Refusal):

@@ -35,6 +35,13 @@ class PlacementAccess:
     token: str | None = None
     headers: tuple[str, ...] = ()
 
+    @classmethod
+    def from_args(cls, args: argparse.Namespace) -> PlacementAccess:
+        """The access of the global ``--config-file`` and the arguments declared by
+        :func:`add_placement_arguments`."""
+        return cls(config_files=(*args.config_files, *args.sub_config_files),
+                   url=args.placement_url, token=args.token, headers=tuple(args.headers))
+
 
 @dataclasses.dataclass(frozen=True)
 class HostFiles:
@@ -97,9 +104,7 @@ class MigrateRequest:
     def from_args(cls, args: argparse.Namespace) -> MigrateRequest:
         """The request of arguments parsed by a parser :func:`add_parser` built."""
         return cls(
-            placement=PlacementAccess(
-                config_files=(*args.config_files, *args.sub_config_files),
-                url=args.placement_url, token=args.token, headers=tuple(args.headers)),
+            placement=PlacementAccess.from_args(args),
             hosts=(HostFiles(tuple(args.host_files)) if args.host_files
                    else NovaDatabase.from_args(args)),
             nova_configs=tuple(args.nova_configs), target=args.target_release,
@@ -125,7 +130,7 @@ def add_parser(actions: Any) -> argparse.ArgumentParser:
     parser = actions.add_parser(
         "migrate_compute_inventory",
         help="move every described node's inventory and allocations to the nested shape")
-    _add_placement_arguments(parser)
+    add_placement_arguments(parser)
     _add_host_arguments(parser)
     parser.add_argument("--dry-run", action="store_true",
                         help="check and show each node's trees and allocation moves; "
@@ -149,7 +154,9 @@ def add_parser(actions: Any) -> argparse.ArgumentParser:
     return parser
 
 
-def _add_placement_arguments(parser: argparse.ArgumentParser) -> None:
+def add_placement_arguments(parser: argparse.ArgumentParser) -> None:
+    """``--config-file``, ``--placement-url``, ``--token``, ``--header``:
+    :meth:`PlacementAccess.from_args` reads them."""
     parser.add_argument(
         "--config-file", action="append", metavar="FILE", dest="sub_config_files", default=[],
         help="as the global --config-file")

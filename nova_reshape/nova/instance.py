@@ -7,6 +7,7 @@ whether it is pinned) live here with it.
 
 from __future__ import annotations
 
+import datetime
 from collections.abc import Mapping
 from dataclasses import dataclass
 
@@ -32,6 +33,12 @@ class InstanceRecord:
     numa_topology: InstanceNumaTopology | None = None
     pci_requests: tuple[PciRequest, ...] = ()
     flavor: FlavorInfo | None = None
+    user_id: str | None = None
+    #: Empty for an instance booted from a volume (nova's fallback when no root
+    #: block device mapping says so).
+    image_ref: str | None = None
+    #: Naive UTC as nova stores it; nova walks a cell's instances oldest first.
+    created_at: datetime.datetime | None = None
 
     @property
     def extra_specs(self) -> Mapping[str, str]:

@@ -96,3 +96,20 @@ def host_mappings_on(connection: sa.Connection) -> dict[str, tuple[str, ...]]:
             .select_from(hosts.join(cells, hosts.c.cell_id == cells.c.id))):
         mapped[uuid].append(host)
     return {uuid: tuple(sorted(names)) for uuid, names in mapped.items()}
+
+
+#: :func:`instance_cell_on`'s answer for an instance mapped to no cell yet.
+UNSCHEDULED = ""
+
+
+def instance_cell_on(connection: sa.Connection, instance_uuid: str) -> str | None:
+    """The uuid of the cell ``instance_mappings`` maps the instance to; None when it
+    has no mapping, :data:`UNSCHEDULED` when its mapping names no cell."""
+    mappings, cells = t.instance_mappings, t.cell_mappings
+    row = connection.execute(
+        sa.select(cells.c.uuid).select_from(mappings.outerjoin(
+            cells, mappings.c.cell_id == cells.c.id))
+        .where(mappings.c.instance_uuid == instance_uuid)).first()
+    if row is None:
+        return None
+    return row[0] or UNSCHEDULED

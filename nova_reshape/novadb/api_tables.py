@@ -87,3 +87,14 @@ host_mappings = sa.Table(
     sa.Column("cell_id", sa.Integer, sa.ForeignKey("cell_mappings.id"), nullable=False),
     sa.Column("host", sa.String(255), nullable=False, unique=True),
 )
+
+# Which cell holds each instance (``cell_id`` NULL until the instance is scheduled).
+instance_mappings = sa.Table(
+    "instance_mappings", metadata, *timestamps(soft_delete=False),
+    sa.Column("id", sa.Integer, primary_key=True),
+    sa.Column("instance_uuid", sa.String(36), nullable=False, unique=True),
+    sa.Column("cell_id", sa.Integer, sa.ForeignKey("cell_mappings.id")),
+    sa.Column("project_id", sa.String(255), nullable=False),
+    sa.Column("user_id", sa.String(255), info=UNREAD),
+    sa.Column("queued_for_delete", sa.Boolean, default=False, info=UNREAD),
+)

@@ -66,6 +66,8 @@ class CellsQuery:
     cells: tuple[str, ...] = ()
     hosts: tuple[str, ...] = ()
     skip_unreachable: bool = False
+    #: Also read each instance's root disk (:attr:`CellSnapshot.root_disks`).
+    root_disks: bool = False
 
 
 @dataclass(frozen=True)
@@ -146,11 +148,11 @@ def _urls(cells: Sequence[CellMapping], default_connection: str | None) -> list[
         raise BadCellSelection(str(error)) from None
 
 
-def _read_one(cell: CellMapping, url: str, hosts: Sequence[str]) -> CellSnapshot:
+def _read_one(cell: CellMapping, url: str, query: CellsQuery) -> CellSnapshot:
     what = f"cell {cell.label}"
     try:
         with read_only(url, what) as connection:
-            return reader.read_cell_on(connection, hosts)
+            return reader.read_cell_on(connection, query.hosts, query.root_disks)
     except DatabaseUnreachable as error:
         raise UnreachableCell(str(error)) from error
     except reader.CellDataError as error:
@@ -167,7 +169,7 @@ def read_cells(query: CellsQuery) -> CellsSnapshot:
     read, skipped = [], []
     for cell, url in zip(cells, _urls(cells, query.default_connection), strict=True):
         try:
-            read.append(CellRead(cell, url, _read_one(cell, url, query.hosts)))
+            read.append(CellRead(cell, url, _read_one(cell, url, query)))
         except UnreachableCell as error:
             if not query.skip_unreachable:
                 raise UnreachableCell(f"{error}; nothing written (--skip-unreachable-cells "

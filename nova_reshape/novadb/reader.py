@@ -53,8 +53,10 @@ def read_cell(url: str, hosts: Sequence[str] = ()) -> CellSnapshot:
         return read_cell_on(connection, hosts)
 
 
-def read_cell_on(connection: sa.Connection, hosts: Sequence[str] = ()) -> CellSnapshot:
-    """As :func:`read_cell`, on a connection the caller opened (read-only)."""
+def read_cell_on(connection: sa.Connection, hosts: Sequence[str] = (),
+                 root_disks: bool = False) -> CellSnapshot:
+    """As :func:`read_cell`, on a connection the caller opened (read-only); with
+    ``root_disks``, also each instance's root disk (:func:`root_disks_on`)."""
     host_list = sorted(set(hosts))
     nodes = _compute_nodes(connection, host_list)
     node_ids = sa.select(tables.compute_nodes.c.id).where(
@@ -66,7 +68,8 @@ def read_cell_on(connection: sa.Connection, hosts: Sequence[str] = ()) -> CellSn
         services=_services(connection, host_list),
         instances=_instances(connection, host_list),
         pci_devices=_pci_devices(connection, node_ids),
-        migrations=_migrations(connection, host_list))
+        migrations=_migrations(connection, host_list),
+        root_disks=root_disks_on(connection) if root_disks else {})
 
 
 def _compute_nodes(connection: sa.Connection, hosts: list[str]) -> tuple[ComputeNodeRecord, ...]:
@@ -159,7 +162,8 @@ def _instances(connection: sa.Connection, hosts: list[str]) -> tuple[InstanceRec
                                   f"{where} numa_topology"),
             pci_requests=_parsed(objects.parse_pci_requests, row["pci_requests"],
                                  f"{where} pci_requests"),
-            flavor=_parsed(objects.parse_flavor_info, row["flavor"], f"{where} flavor")))
+            flavor=_parsed(objects.parse_flavor_info, row["flavor"], f"{where} flavor"),
+            user_id=row["user_id"], image_ref=row["image_ref"], created_at=row["created_at"]))
     return tuple(records)
 
 
@@ -196,3 +200,16 @@ def _migrations(connection: sa.Connection, hosts: list[str]) -> tuple[MigrationR
         source_compute=row["source_compute"], source_node=row["source_node"],
         dest_compute=row["dest_compute"], dest_node=row["dest_node"], status=row["status"],
         migration_type=row["migration_type"]) for row in connection.execute(query).mappings())
+
+
+def root_disks_on(connection: sa.Connection) -> dict[str, str | None]:
+    """Instance uuid -> ``destination_type`` of its root block device mapping (boot
+    index 0; the first by id where there are several), for every live mapping: what
+    nova asks to tell a volume-backed instance (``volume``) from one on local disk."""
+    table = tables.block_device_mapping
+    found: dict[str, str | None] = {}
+    for uuid, destination in connection.execute(
+            sa.select(table.c.instance_uuid, table.c.destination_type)
+            .where(table.c.deleted == 0, table.c.boot_index == 0).order_by(table.c.id)):
+        found.setdefault(uuid, destination)
+    return found

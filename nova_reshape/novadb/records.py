@@ -137,6 +137,9 @@ class CellSnapshot:
     instances: tuple[InstanceRecord, ...]
     pci_devices: tuple[PciDevice, ...]
     migrations: tuple[MigrationRecord, ...]
+    #: Instance uuid -> destination type of its root block device mapping, when
+    #: read (``root_disks``; only heal_allocations needs it).
+    root_disks: Mapping[str, str | None] = field(default_factory=dict)
     _instances_by_node: Mapping[NodeKey, tuple[InstanceRecord, ...]] = field(
         init=False, repr=False, compare=False)
     _devices_by_node: Mapping[int | None, tuple[PciDevice, ...]] = field(
@@ -177,6 +180,13 @@ class CellSnapshot:
 
     def instance(self, uuid: str) -> InstanceRecord | None:
         return self._instances_by_uuid.get(uuid)
+
+    def volume_backed(self, instance: InstanceRecord) -> bool:
+        """nova's rule: the root block device mapping is a volume; an instance without
+        one (very old) is volume-backed when it has no image. Needs ``root_disks``."""
+        if instance.uuid in self.root_disks:
+            return self.root_disks[instance.uuid] == "volume"
+        return not instance.image_ref
 
     def pci_devices_of(self, node: ComputeNodeRecord) -> tuple[PciDevice, ...]:
         return self._devices_by_node.get(node.id, ())

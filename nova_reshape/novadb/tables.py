@@ -104,10 +104,10 @@ compute_nodes = sa.Table(
 )
 
 instances = sa.Table(
-    "instances", metadata, *timestamps(),
+    "instances", metadata, *timestamps(read=("created_at",)),
     sa.Column("id", sa.Integer, primary_key=True, autoincrement=True),
     sa.Column("uuid", sa.String(36), nullable=False, unique=True),
-    sa.Column("user_id", sa.String(255), info=UNREAD),
+    sa.Column("user_id", sa.String(255)),
     sa.Column("project_id", sa.String(255)),
     sa.Column("hostname", sa.String(255), info=UNREAD),
     sa.Column("vm_state", sa.String(255)),
@@ -119,6 +119,7 @@ instances = sa.Table(
     sa.Column("ephemeral_gb", sa.Integer),
     sa.Column("host", sa.String(255)),
     sa.Column("node", sa.String(255)),
+    sa.Column("image_ref", sa.String(255)),
     sa.Column("compute_id", sa.BigInteger, info=UNREAD),
     sa.Column("instance_type_id", sa.Integer, info=UNREAD),
     sa.Column("launched_on", sa.Text, info=UNREAD),
@@ -183,6 +184,18 @@ migrations = sa.Table(
     sa.Column("cross_cell_move", sa.Boolean, default=False, info=UNREAD),
     sa.Column("user_id", sa.String(255), info=UNREAD),
     sa.Column("project_id", sa.String(255), info=UNREAD),
+)
+
+# An instance's disks; heal_allocations reads the root one (boot_index 0) to tell a
+# volume-backed instance (no DISK_GB for its root disk) from an image-backed one.
+block_device_mapping = sa.Table(
+    "block_device_mapping", metadata, *timestamps(),
+    sa.Column("id", sa.Integer, primary_key=True, autoincrement=True),
+    sa.Column("instance_uuid", sa.String(36), sa.ForeignKey("instances.uuid"), index=True),
+    sa.Column("source_type", sa.String(255), info=UNREAD),
+    sa.Column("destination_type", sa.String(255)),
+    sa.Column("boot_index", sa.Integer),
+    sa.Column("volume_id", sa.String(255), info=UNREAD),
 )
 
 #: Every table the reader needs, for the "missing table" check.

@@ -266,8 +266,8 @@ def _check_new_allocations(
     provider_ids = sorted({row.id for row in provider_rows.values()})
     class_id_list = list(class_ids.values())
     inventory = _inventories_of(connection, provider_ids, class_id_list)
-    without_any = [uuid for uuid, row in provider_rows.items()
-                   if not any(key[0] == row.id for key in inventory)]
+    stocked = {provider_id for provider_id, _ in inventory}
+    without_any = [uuid for uuid, row in provider_rows.items() if row.id not in stocked]
     if without_any:
         raise errors.Conflict(
             f"{_UNABLE}Inventory for '{', '.join(class_names)}' on resource provider "

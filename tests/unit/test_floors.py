@@ -19,7 +19,7 @@ FLOORS: tuple[tuple[str, ...], ...] = (
      "nova_reshape.progress"),
     ("nova_reshape.report", "nova_reshape.virt", "nova_reshape.novadb"),
     ("nova_reshape.hostfacts", "nova_reshape.scheduler"),
-    ("nova_reshape.compute",),
+    ("nova_reshape.compute", "nova_reshape.consistency"),
     ("nova_reshape.runreport",),
     ("nova_reshape.cmd",),
 )

@@ -72,6 +72,9 @@ ALLOCATIONS_FIGURES = _json_figures("claims_per_s", "median_ms", "max_ms")
 ONLINE = ("--providers", "3", "--consumers", "5")
 ONLINE_FIGURES = _json_figures("check_before_seconds", "migrate_seconds",
                                "migrate_again_seconds") + (r'"migrate_again_exit": 0',)
+HEAL = ("--nodes", "3", "--instances", "30")
+HEAL_FIGURES = _json_figures("dry_run_seconds", "heal_seconds", "second_run_seconds") + (
+    r'"heal_exit": 0', r'"healed": 3,', r'"second_run_exit": 4')
 
 
 def _on(variable: str) -> tuple[str, ...]:
@@ -109,6 +112,11 @@ BENCHES = [
           ALLOCATIONS_FIGURES, ENV_POSTGRESQL, "postgresql"),
     Bench("bench_migrate.py", (*MIGRATE, "--engine", "mysql", *_on(ENV_MYSQL)),
           MIGRATE_FIGURES, ENV_MYSQL, "mysql"),
+    Bench("bench_heal.py", HEAL, HEAL_FIGURES),
+    Bench("bench_heal.py", (*HEAL, "--engine", "postgresql", *_on(ENV_POSTGRESQL)),
+          HEAL_FIGURES, ENV_POSTGRESQL, "postgresql"),
+    Bench("bench_heal.py", (*HEAL, "--engine", "mysql", *_on(ENV_MYSQL)),
+          HEAL_FIGURES, ENV_MYSQL, "mysql"),
     Bench("bench_candidates_limit.py", ("--bench-dir", os.environ.get(ENV_BENCH_DIR, ""),
                                         "--count", "10", "--limits", "5", "--samples", "1",
                                         "--warmup", "0"),
