@@ -51,7 +51,7 @@ from __future__ import annotations
 import argparse
 import logging
 import sys
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Sequence
 from typing import Any, TextIO
 
 import requests
@@ -66,9 +66,11 @@ from nova_reshape.cmd import (
     nova_cells,
     output,
     placement_rights,
+    rebuild,
     report_file,
     request,
 )
+from nova_reshape.cmd.from_nova import driver_options, host_confs
 from nova_reshape.cmd.placement_access import (  # noqa: F401 - open_* re-exported
     check_placement_database,
     open_database,
@@ -90,8 +92,7 @@ from nova_reshape.cmd.refusal import (  # noqa: F401 - the exit statuses, re-exp
 )
 from nova_reshape.cmd.request import HostFiles, MigrateRequest, NovaDatabase
 from nova_reshape.compute import conf_check, migrate, parallel
-from nova_reshape.nova.conf.per_host import HostConfs, NovaConfigPaths, load_host_confs
-from nova_reshape.nova.errors import NovaConfError
+from nova_reshape.nova.conf.per_host import NovaConfigPaths
 from nova_reshape.progress import progress_callback
 from nova_reshape.virt import releases
 from nova_reshape.virt.described import nodes_of
@@ -117,6 +118,7 @@ def build_parser() -> argparse.ArgumentParser:
     actions = placement.add_subparsers(dest="action", metavar="ACTION", required=True)
     request.add_parser(actions)
     heal.add_parser(actions)
+    rebuild.add_parser(actions)
     describe.add_parser(actions)
     collect.add_parser(categories)
     return parser
@@ -130,26 +132,6 @@ def exit_code(results: Sequence[migrate.NodeResult]) -> int:
     """The run's exit status from its nodes' statuses."""
     statuses = {result.status for result in results}
     return next((code for status, code in STATUS_EXITS if status in statuses), EXIT_OK)
-
-
-def host_confs(paths: NovaConfigPaths, hosts: Iterable[str]) -> HostConfs:
-    """Each host's nova.conf (``--nova-config``); a refusal for an unreadable one."""
-    try:
-        return load_host_confs(paths, hosts)
-    except NovaConfError as error:
-        raise _bad_input(str(error)) from error
-
-
-def driver_options(migrate_request: MigrateRequest, confs: HostConfs = HostConfs(),
-                   hosts: Sequence[Host] = ()) -> releases.DriverOptions:
-    """The shims' options, with the nova.conf common to every host and, per node of
-    ``hosts`` whose host has its own, that one."""
-    node_confs = {node.nodename: confs.by_host[host.host] for host in hosts
-                  if host.host in confs.by_host for node in host.nodes}
-    return releases.DriverOptions(target=migrate_request.target,
-                                  numa_in_placement=migrate_request.numa_in_placement,
-                                  allow_vgpu_mismatch=migrate_request.allow_vgpu_mismatch,
-                                  nova_conf=confs.default, node_confs=node_confs)
 
 
 def read_inputs(migrate_request: MigrateRequest, out: TextIO,
