@@ -42,7 +42,9 @@ NOT_REBUILT = (
     "not rebuilt, as nova's databases do not hold it: Neutron's agent providers "
     "(bandwidth, packet rate; each agent re-creates its own at start) and the "
     "allocations of ports' resource requests; ironic nodes' providers (nova-compute "
-    "creates them from Ironic at start); the source-node allocations of moves in "
+    "creates them from Ironic at start); the allocations of Cyborg's bound accelerator "
+    "requests (their providers are built with --cyborg-database; a device-profile "
+    "flavor stops the heal as nova's does); the source-node allocations of moves in "
     "progress (as nova's own rebuild loses them); host aggregates (run nova-manage "
     "placement sync_aggregates once the API is up)")
 
