@@ -87,7 +87,6 @@ def create_roots(placement: Placement, nodes: Iterable[NewNode],
     """Run nova-compute's start-up update for every node of ``nodes`` (ironic ones
     left out) through ``placement``; how many were run. Raises what the tracker
     raises (a node Placement refuses stops the run)."""
-    report = SchedulerReportClient(placement)
     count = 0
     for node in nodes:
         record = node.record
@@ -95,7 +94,9 @@ def create_roots(placement: Placement, nodes: Iterable[NewNode],
             continue
         name = record.hypervisor_hostname
         driver = ComputeNodeDriver({name: root_inventory(record, node.conf)})
-        tracker = ResourceTracker(record.host, driver, report,
+        # One report client per node, as each nova-compute has its own: a shared
+        # one would carry every tree created so far in its cache.
+        tracker = ResourceTracker(record.host, driver, SchedulerReportClient(placement),
                                   [ComputeNode(uuid=record.uuid, hypervisor_hostname=name)],
                                   disabled=node.disabled)
         tracker.update_available_resource(None, name, startup=True)
