@@ -213,3 +213,27 @@ def test_cyborg_providers_are_built_from_its_database(engine, tmp_path):
     assert "OWNER_CYBORG" in trees["cmp-2.example.org_0000:af:00.0"]["traits"]
     # PINNED's bound FPGA request is Cyborg's: not healed (said once above).
     assert "FPGA" not in {rc for held in allocations[fx.PINNED].values() for rc in held}
+
+
+def test_sigterm_while_healing_is_one_line_and_exit_143(tmp_path, monkeypatch):
+    import os
+    import signal
+
+    from nova_reshape.consistency import heal as healing
+
+    real_write = healing.placement_io.write
+
+    def write_then_sigterm(placement, bodies, done=None):
+        os.kill(os.getpid(), signal.SIGTERM)
+        return real_write(placement, bodies, done)
+
+    monkeypatch.setattr(healing.placement_io, "write", write_then_sigterm)
+    with api_fx.nova_cloud("sqlite") as cloud:
+        url, conf = empty_placement("sqlite", tmp_path / "p")
+        code, text, err = rebuild("--config-file", conf, "--nova-config",
+                                  cloud.nova_conf(tmp_path / "n.conf", pci=PCI))
+    assert code == 143, text + err
+    assert text == ""
+    [line] = [line for line in err.splitlines() if "error:" in line]
+    assert "interrupted by SIGTERM; the Placement database is partly rebuilt" in line
+    assert err.count("\n") == 2  # the note said once, then the one line
