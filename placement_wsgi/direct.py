@@ -30,8 +30,8 @@ from __future__ import annotations
 
 import threading
 import uuid
-from collections.abc import Iterator, Mapping, Sequence
-from typing import Any
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from typing import Any, TypeVar
 
 import wsgi_intercept
 from oslo_config import cfg
@@ -41,7 +41,9 @@ from placement_wsgi import conf as placement_conf
 from placement_wsgi import deploy, errors
 from placement_wsgi.client import VERSION_HEADER, PlacementClient
 from placement_wsgi.db.database import DatabaseOutOfSpace, DatabaseUnavailable
-from placement_wsgi.objects import tree_change, tree_state
+from placement_wsgi.objects import provider_allocations, tree_change, tree_state
+
+T = TypeVar("T")
 
 __all__ = ["SCRIPT_NAME", "VERSION_HEADER", "PlacementClient", "PlacementDirect"]
 
@@ -178,6 +180,20 @@ class PlacementDirect:
             raise RuntimeError("this PlacementDirect is not open")
         return tree_state.read_trees(self.app.placement_app.database, roots, batch_size)
 
+    def read_provider_allocations(
+            self, uuids: Sequence[str],
+            batch_size: int = provider_allocations.DEFAULT_BATCH_SIZE,
+    ) -> Iterator[tuple[str, provider_allocations.ConsumerResources]]:
+        """Bulk read of the allocations on each provider of ``uuids`` (read-only), in
+        their order: what ``GET /resource_providers/{uuid}/allocations`` lists, in two
+        set-based statements per ``batch_size`` providers; see
+        :func:`placement_wsgi.objects.provider_allocations.read_provider_allocations`.
+        Only while open."""
+        if self.app is None:
+            raise RuntimeError("this PlacementDirect is not open")
+        return provider_allocations.read_provider_allocations(
+            self.app.placement_app.database, uuids, batch_size)
+
     def apply_tree_change(self, change: tree_change.TreeChange,
                           check: tree_change.TreeCheck | None = None) -> dict[str, int]:
         """Write one provider tree's whole change in one database transaction.
@@ -213,6 +229,24 @@ class PlacementDirect:
             raise errors.ServiceUnavailable(errors.DATABASE_UNREACHABLE) from error
         except DatabaseOutOfSpace as error:  # as the app answers (507)
             raise errors.InsufficientStorage(str(error)) from error
+
+    def read_with_changes(self, changes: Sequence[tree_change.TreeChange],
+                          read: Callable[[Any], T]) -> T:
+        """``read(connection)`` on the database as ``changes`` would leave it, in one
+        transaction that is rolled back: nothing is written
+        (:func:`placement_wsgi.objects.tree_change.read_with_changes`; no change:
+        the database as it is). Errors as :meth:`apply_tree_change`. Only while open.
+        """
+        if self.app is None:
+            raise RuntimeError("this PlacementDirect is not open")
+        conf = self.conf.placement
+        try:
+            return tree_change.read_with_changes(
+                self.app.placement_app.database, changes, read,
+                incomplete_project=conf.incomplete_consumer_project_id,
+                incomplete_user=conf.incomplete_consumer_user_id)
+        except DatabaseUnavailable as error:
+            raise errors.ServiceUnavailable(errors.DATABASE_UNREACHABLE) from error
 
     def __exit__(self, *exc_info: object) -> None:
         try:

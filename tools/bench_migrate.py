@@ -20,6 +20,7 @@ the cost per node flat from 1,000 to 10,000 nodes. Not a test.
     python tools/bench_migrate.py --engine mysql --nodes 10000
     python tools/bench_migrate.py --database postgresql+psycopg://postgres@127.0.0.1/bench
     python tools/bench_migrate.py --engine mysql --nodes 10000 --generate-only
+    python tools/bench_migrate.py --engine postgresql --nodes 1000 --over-http
 
 ``--engine postgresql|mysql`` creates a throwaway database on the local
 server (``--server`` to name another; 127.0.0.1 by default) and drops it at
@@ -30,6 +31,12 @@ same application). ``--bulk-read`` also times the set-based read of every
 node's tree and allocations (``nova_reshape.compute.tree_source``) before
 the migration; ``--profile FILE`` (one process) writes a cProfile of the
 migration and adds its split into layers to the report.
+``--over-http`` migrates through a gunicorn service on the database
+(``--http-workers`` processes) over ``--placement-url``'s transport instead,
+counts the requests in gunicorn's access log (``served_requests``, which
+must equal the run's own ``placement_calls``), then migrates the same
+deployment, built again on a fresh database, in-process, and reports both
+and ``http_to_in_process_wall``.
 ``--generate-only`` stops after building the deployment and reports
 ``generate_seconds`` (docs/performance.md, "Building the benchmark
 deployment"). A progress bar shows on a terminal.
@@ -45,6 +52,9 @@ import json
 import os
 import pstats
 import resource
+import signal
+import socket
+import subprocess
 import sys
 import tempfile
 import time
@@ -57,6 +67,7 @@ sys.path.insert(0, TOOLS)
 
 import bench_transport  # noqa: E402
 import generate_deployment  # noqa: E402
+import requests  # noqa: E402
 import sqlalchemy as sa  # noqa: E402
 
 from nova_reshape.cmd import manage  # noqa: E402
@@ -65,6 +76,7 @@ from nova_reshape.compute.tree_source import node_states  # noqa: E402
 from nova_reshape.progress import Progress, progress_callback  # noqa: E402
 from nova_reshape.transport import open_direct  # noqa: E402
 from nova_reshape.virt.host import Host, load_hosts  # noqa: E402
+from placement_wsgi.cmd import signals  # noqa: E402
 from placement_wsgi.db import tables  # noqa: E402
 from placement_wsgi.direct import PlacementDirect  # noqa: E402
 
@@ -163,13 +175,59 @@ def cpu_seconds_since(before: os.times_result) -> float:
     return sum(after - then for after, then in zip(os.times()[:4], before[:4], strict=True))
 
 
+@contextlib.contextmanager
+def gunicorn(database: str, directory: str, workers: int) -> Iterator[tuple[str, str]]:
+    """The Placement service on ``database`` under gunicorn (noauth2): its URL and
+    its access log's path; stopped (SIGTERM to the process it started) afterwards."""
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    access_log = os.path.join(directory, "access.log")
+    environment = dict(os.environ, OS_PLACEMENT_DATABASE__CONNECTION=database,
+                       OS_API__AUTH_STRATEGY="noauth2")
+    with open(os.path.join(directory, "gunicorn.err"), "wb") as errors:
+        server = subprocess.Popen(
+            [sys.executable, "-m", "gunicorn", "--workers", str(workers), "--preload",
+             "--bind", f"127.0.0.1:{port}", "--timeout", "300", "--access-logfile",
+             access_log, "placement_wsgi.wsgi:application"],
+            env=environment, stdout=subprocess.DEVNULL, stderr=errors)
+    url = f"http://127.0.0.1:{port}"
+    try:
+        deadline = time.monotonic() + 60
+        while True:
+            try:
+                requests.get(url + "/", timeout=2)
+                break
+            except requests.ConnectionError:
+                if time.monotonic() > deadline or server.poll() is not None:
+                    raise RuntimeError("gunicorn did not answer GET / within 60 s") from None
+                time.sleep(0.2)
+        yield url, access_log
+    finally:
+        server.send_signal(signal.SIGTERM)
+        try:
+            server.wait(timeout=30)
+        except subprocess.TimeoutExpired:
+            server.kill()
+
+
 def migrate_hosts(database: str, directory: str, hosts: list[Host], transport: str, workers: int,
                   profiler: cProfile.Profile | None,
                   progress: Progress) -> tuple[list[migrate.NodeResult], int]:
     """Migrate ``hosts`` (in worker processes when ``workers`` > 1): results and call count.
 
     The profiler, if given, runs around the single-process migration only.
+    ``transport`` "http:URL": over HTTP to the service at URL.
     """
+    if transport.startswith("http:"):
+        opener = functools.partial(manage.open_http, transport[5:], "admin",
+                                   {"X-Roles": "admin,service"})
+        if workers > 1:
+            run = parallel.ParallelMigration(opener, hosts, workers, progress=progress)
+            return run.run(), run.calls
+        with opener() as placement:
+            single = migrate.Migration(placement, hosts, progress=progress)
+            return single.run(), single.calls
     if workers > 1:
         config = os.path.join(directory, "placement.conf")
         generate_deployment.write_config(config, database)
@@ -189,21 +247,45 @@ def migrate_hosts(database: str, directory: str, hosts: list[Host], transport: s
     return results, single.calls
 
 
-def bench(database: str, directory: str, nodes: int, gpus: int, instances: int,
-          kinds: tuple[str, ...], transport: str, workers: int, with_bulk_read: bool = False,
-          profile: str | None = None, seed_through_api: bool = False,
-          generate_only: bool = False) -> dict[str, object]:
-    hosts_dir = os.path.join(directory, "hosts")
+def generate(database: str, hosts_dir: str, nodes: int, gpus: int, instances: int,
+             kinds: tuple[str, ...], seed_through_api: bool) -> dict[str, object]:
+    """:func:`seed` the deployment; what it is and how long that took."""
     start, cpu_start = time.monotonic(), time.process_time()
     summary = seed(database, hosts_dir, nodes, gpus, instances, kinds, seed_through_api)
     generated = time.monotonic() - start
-    generation = {
+    return {
         "database": database.split("://")[0], "nodes": nodes, "gpus": gpus,
         "instances_per_node": instances, "kinds": list(kinds) or ["gpus only"],
         "seeded_through": "api" if seed_through_api else "bulk inserts",
         "instances": summary.instances, "generate_seconds": round(generated, 1),
         "generate_ms_per_node": round(1000 * generated / nodes, 2),
         "generate_cpu_seconds": round(time.process_time() - cpu_start, 1)}
+
+
+def over_http(database: str, directory: str, hosts: list[Host], workers: int,
+              progress: Progress, http_workers: int, extra: dict[str, object],
+              ) -> tuple[float, float, list[migrate.NodeResult], int]:
+    """Migrate ``hosts`` through gunicorn on ``database``: when the migration
+    started and its seconds (the service's start and stop are not timed), results
+    and the run's call count; ``extra`` gets the requests gunicorn's access log
+    counted."""
+    with gunicorn(database, directory, http_workers) as (url, access_log):
+        start = time.monotonic()
+        results, calls = migrate_hosts(database, directory, hosts, f"http:{url}", workers,
+                                       None, progress)
+        seconds = time.monotonic() - start
+    with open(access_log, encoding="utf-8") as lines:
+        extra["served_requests"] = sum(1 for _ in lines) - 1  # - the readiness GET /
+    extra["http_workers"] = http_workers
+    return start, seconds, results, calls
+
+
+def bench(database: str, directory: str, nodes: int, gpus: int, instances: int,
+          kinds: tuple[str, ...], transport: str, workers: int, with_bulk_read: bool = False,
+          profile: str | None = None, seed_through_api: bool = False,
+          generate_only: bool = False, http_workers: int = 2) -> dict[str, object]:
+    hosts_dir = os.path.join(directory, "hosts")
+    generation = generate(database, hosts_dir, nodes, gpus, instances, kinds, seed_through_api)
     if generate_only:
         return {**generation, "peak_rss_mb": round(peak_rss_mb(), 1)}
     rss_before = peak_rss_mb()
@@ -218,11 +300,15 @@ def bench(database: str, directory: str, nodes: int, gpus: int, instances: int,
         phase_ends[phase] = time.monotonic()
 
     cpu_before = os.times()
-    start = time.monotonic()
     profiler = cProfile.Profile() if profile and workers <= 1 else None
-    results, calls = migrate_hosts(database, directory, hosts, transport, workers, profiler,
-                                   progress)
-    migrated = time.monotonic() - start
+    if transport == "http":
+        start, migrated, results, calls = over_http(database, directory, hosts, workers,
+                                                    progress, http_workers, extra)
+    else:
+        start = time.monotonic()
+        results, calls = migrate_hosts(database, directory, hosts, transport, workers,
+                                       profiler, progress)
+        migrated = time.monotonic() - start
     if profile and profiler is not None:
         profiler.dump_stats(profile)
         extra["layers"] = bench_transport.layers(pstats.Stats(profiler), migrated)
@@ -270,6 +356,11 @@ def main(argv: list[str] | None = None) -> int:
                         "into layers")
     parser.add_argument("--transport", choices=("wsgi", "intercept"), default="wsgi",
                         help="single-process runs only")
+    parser.add_argument("--over-http", action="store_true",
+                        help="migrate through a gunicorn service, then the same deployment "
+                        "in-process, and compare")
+    parser.add_argument("--http-workers", type=int, default=2,
+                        help="gunicorn worker processes for --over-http")
     parser.add_argument("--workers", type=int,
                         help="worker processes (default: what the command picks, "
                         "parallel.auto_workers)")
@@ -283,6 +374,29 @@ def main(argv: list[str] | None = None) -> int:
     workers = args.workers or parallel.auto_workers(args.nodes)
     if args.profile and workers > 1:
         parser.error("--profile needs --workers 1")
+    if args.over_http and (args.database or args.generate_only or args.profile):
+        parser.error("--over-http builds its own two databases and migrates both")
+    reports = [one_run(args, kinds, "http" if args.over_http else args.transport, workers)]
+    if args.over_http:
+        reports.append(one_run(args, kinds, args.transport, workers))
+        report = {"over_http": reports[0], "in_process": reports[1],
+                  "http_to_in_process_wall": round(
+                      reports[0]["migrate_seconds"] / max(reports[1]["migrate_seconds"], 0.1),
+                      2)}
+    else:
+        report = reports[0]
+    print(json.dumps(report, indent=2))
+    if args.generate_only:
+        return 0
+    counted = all(one.get("served_requests", one["placement_calls"]) == one["placement_calls"]
+                  for one in reports)
+    return 0 if counted and all(one["outcome"] == {"migrated": args.nodes}
+                                for one in reports) else 1
+
+
+def one_run(args: argparse.Namespace, kinds: tuple[str, ...], transport: str,
+            workers: int) -> dict[str, object]:
+    """One deployment built on its own database and migrated through ``transport``."""
     with contextlib.ExitStack() as stack:
         directory = stack.enter_context(tempfile.TemporaryDirectory(prefix="bench-migrate-"))
         if args.database:
@@ -292,14 +406,14 @@ def main(argv: list[str] | None = None) -> int:
         else:
             database = stack.enter_context(
                 throwaway_database(args.server or SERVERS[args.engine]))
-        report = bench(database, directory, args.nodes, args.gpus, args.instances, kinds,
-                       args.transport, workers, args.bulk_read, args.profile,
-                       args.seed_through_api, args.generate_only)
-    print(json.dumps(report, indent=2))
-    if args.generate_only:
-        return 0
-    return 0 if report["outcome"] == {"migrated": args.nodes} else 1
+        return bench(database, directory, args.nodes, args.gpus, args.instances, kinds,
+                     transport, workers, args.bulk_read, args.profile,
+                     args.seed_through_api, args.generate_only, args.http_workers)
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    try:
+        with signals.interruptible():  # SIGTERM too runs the clean-ups (gunicorn, databases)
+            sys.exit(main())
+    except signals.Interrupted as stopped:
+        sys.exit(signals.exit_status(stopped))

@@ -8,13 +8,17 @@
    tools/generate_deployment.py;
 2. runs ``nova-reshape-manage placement migrate_compute_inventory
    --dry-run``: each node's tree before and after, every allocation move
-   (a pinned guest's VCPU converted to PCPU among them) and the plan;
+   (a pinned guest's VCPU converted to PCPU among them) and the plan, then
+   the scheduling check for the demo's flavors (``--flavors-file``): per
+   flavor the valid hosts and how many more fit, before -> after;
 3. runs it for real (PlacementDirect on the database; no service running),
    writing the run's HTML report (``--report``) and printing its path;
 4. draws the first node's tree as Placement now holds it (still disabled:
    ``COMPUTE_STATUS_DISABLED`` on its root) and a pinned guest's allocations
    before and after;
-5. runs it once more to show that a migrated deployment is left alone.
+5. prints ``nova-reshape-scheduler capacity``'s table: per flavor, per host
+   whether it is valid (or why not) and how many more instances fit;
+6. runs it once more to show that a migrated deployment is left alone.
 
     python tools/demo.py [--hosts 2] [--instances 4] [--keep DIR] [--report FILE]
 
@@ -41,7 +45,19 @@ import generate_deployment  # noqa: E402
 
 from nova_reshape.cmd import manage, render  # noqa: E402
 from nova_reshape.report import SchedulerReportClient  # noqa: E402
+from nova_reshape.scheduler import cmd as scheduler_cmd  # noqa: E402
 from placement_wsgi.direct import PlacementDirect  # noqa: E402
+
+#: The flavors the demo's scheduling check answers for (docs/scheduler.md's format).
+FLAVORS = """flavors:
+  - {name: m1.medium, vcpus: 2, memory_mb: 4096, root_gb: 20}
+  - {name: g1.vgpu, vcpus: 2, memory_mb: 4096, root_gb: 20,
+     extra_specs: {"resources:VGPU": "1"}}
+  - {name: g2.vgpu, vcpus: 2, memory_mb: 4096, root_gb: 20,
+     extra_specs: {"resources:VGPU": "2"}}
+  - {name: p2.pinned, vcpus: 2, memory_mb: 4096, root_gb: 20,
+     extra_specs: {"hw:cpu_policy": "dedicated"}}
+"""
 
 
 def banner(text: str) -> None:
@@ -72,8 +88,11 @@ def run(directory: str, hosts: int, instances: int, report: str) -> int:
     print(f"{summary.hosts} compute hosts with {summary.instances} instances and "
           f"{summary.ironic} ironic node in {database}; host files in {host_dir}")
 
+    flavors = os.path.join(directory, "flavors.yaml")
+    with open(flavors, "w", encoding="utf-8") as stream:
+        stream.write(FLAVORS)
     command = ["--config-file", conf_path, "placement", "migrate_compute_inventory",
-               "--host-file", host_dir]
+               "--host-file", host_dir, "--flavors-file", flavors]
     banner("2. nova-reshape-manage ... migrate_compute_inventory --dry-run")
     code = manage.main([*command, "--dry-run"])
     if code != manage.EXIT_OK:
@@ -99,7 +118,11 @@ def run(directory: str, hosts: int, instances: int, report: str) -> int:
             print(f"  before: {before}")
             print(f"  after:  {_allocations(placement, pinned)}")
 
-    banner("5. run again: nothing left to do")
+    banner("5. nova-reshape-scheduler capacity: per flavor and host, how many more fit")
+    scheduler_cmd.main(["capacity", "--placement-database", database, "--flavors-file",
+                        flavors])
+
+    banner("6. run again: nothing left to do")
     return manage.main(command)
 
 

@@ -37,7 +37,7 @@ from nova_reshape.cmd.placement_access import placement_opener
 from nova_reshape.cmd.refusal import PROGRAM, ExitClass, Refusal, database_refusal
 from nova_reshape.cmd.request import NOVA_CONFIG_HELP, PlacementAccess, add_placement_arguments
 from nova_reshape.consistency import heal as healing
-from nova_reshape.consistency.placement_io import PlacementReadError
+from nova_reshape.consistency.placement_reads import PlacementReadError
 from nova_reshape.nova.cell import CellMapping
 from nova_reshape.nova.conf.per_host import NovaConfigPaths
 from nova_reshape.novadb import api, cells

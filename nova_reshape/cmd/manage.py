@@ -15,6 +15,9 @@
         --placement-url URL [--token TOKEN] [--header NAME:VALUE] --host-file PATH ...
     nova-reshape-manage placement describe_hosts [--nova-api-database URL] --output DIR ...
     nova-reshape-manage host collect --output FILE ...
+    nova-reshape-manage placement audit [--delete] [--resource_provider UUID] ...
+    nova-reshape-manage placement sync_aggregates [--verbose] ...
+    nova-reshape-manage placement heal_allocations [--dry-run] [--instance UUID] ...
 
 For every non-ironic node of the described hosts (docs/host-description.md)
 the resource tracker's start-up update runs with the described devices'
@@ -39,6 +42,10 @@ Exit status:
   many nodes were written, the others are untouched; run again
   (:mod:`placement_wsgi.cmd.signals`).
 
+``audit``, ``sync_aggregates`` and ``heal_allocations`` keep nova's exit statuses
+(:mod:`nova_reshape.cmd.audit`, :mod:`nova_reshape.cmd.sync_aggregates`,
+:mod:`nova_reshape.cmd.heal`, docs/consistency.md); their bad input is 2 as above.
+
 The command line becomes one typed request (:mod:`nova_reshape.cmd.request`)
 before anything is read; whatever stops a command early is a
 :class:`~nova_reshape.cmd.refusal.Refusal`, which :func:`main` alone turns
@@ -59,6 +66,7 @@ import sqlalchemy as sa
 
 from nova_reshape import exception
 from nova_reshape.cmd import (
+    audit,
     collect,
     describe,
     from_nova,
@@ -69,9 +77,11 @@ from nova_reshape.cmd import (
     rebuild,
     report_file,
     request,
+    scheduling,
+    sync_aggregates,
 )
 from nova_reshape.cmd.from_nova import driver_options, host_confs
-from nova_reshape.cmd.placement_access import (  # noqa: F401 - open_* re-exported
+from nova_reshape.cmd.placement_access import (  # noqa: F401 - re-exported
     check_placement_database,
     open_database,
     open_http,
@@ -118,6 +128,8 @@ def build_parser() -> argparse.ArgumentParser:
     actions = placement.add_subparsers(dest="action", metavar="ACTION", required=True)
     request.add_parser(actions)
     heal.add_parser(actions)
+    audit.add_parser(actions)
+    sync_aggregates.add_parser(actions)
     rebuild.add_parser(actions)
     describe.add_parser(actions)
     collect.add_parser(categories)
@@ -174,6 +186,7 @@ def migrate_compute_inventory(migrate_request: MigrateRequest, out: TextIO,
     opener = placement_opener(migrate_request.placement,
                               NovaConfigPaths(migrate_request.nova_configs))
     hosts, options = read_inputs(migrate_request, out, err)
+    check_setup = scheduling.setup(migrate_request)
     if migrate_request.placement.url:  # the token's rights, before any write
         with opener() as placement:
             placement_rights.check_rights(placement, migrate_request.placement.url,
@@ -182,6 +195,11 @@ def migrate_compute_inventory(migrate_request: MigrateRequest, out: TextIO,
                                  force=migrate_request.progress)
     if options.numa_in_placement:
         err.write(output.NUMA_WARNING.format(number=options.target.number))
+    try:
+        checked = scheduling.run(migrate_request, opener, hosts, options, check_setup)
+    except scheduling.SchedulingRefusal as refusal:
+        report_file.write_refused(migrate_request, refusal.exit_code, refusal.table)
+        raise
     with report_file.open_report(migrate_request) as report:
         show = output.show_for(migrate_request)
         settings = migrate.Settings(dry_run=migrate_request.dry_run, options=options,
@@ -192,9 +210,12 @@ def migrate_compute_inventory(migrate_request: MigrateRequest, out: TextIO,
         except KeyboardInterrupt as stop:
             raise tally.interruption(stop, migrate_request.report) from None
         code = exit_code(results)
+        scheduling.recheck(migrate_request, opener, checked, options, code)
         if report:
+            report.scheduling = scheduling.table(checked)
             report.close(report_file.outcome(code, migrate_request.dry_run))
-    output.write_report(migrate_request, results, code, out)
+    output.write_report(migrate_request, results, code, out, scheduling.details(
+        checked, rechecked=not migrate_request.dry_run))
     return code
 
 

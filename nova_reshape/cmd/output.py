@@ -10,11 +10,11 @@ from __future__ import annotations
 
 import json
 from collections.abc import Mapping, Sequence
-from typing import TextIO
+from typing import Any, TextIO
 
 from nova_reshape.cmd import refusal as exits
 from nova_reshape.cmd import render
-from nova_reshape.cmd.refusal import PROGRAM, Refusal
+from nova_reshape.cmd.refusal import PROGRAM, Details, Refusal
 from nova_reshape.cmd.request import MigrateRequest, OutputFormat
 from nova_reshape.compute import migrate
 
@@ -44,12 +44,14 @@ def show_for(request: MigrateRequest) -> migrate.Show | None:
 
 
 def write_report(request: MigrateRequest, results: Sequence[migrate.NodeResult], code: int,
-                 out: TextIO) -> None:
-    """The run's report in the requested format."""
+                 out: TextIO, details: Details | None = None) -> None:
+    """The run's report in the requested format; ``details`` (the scheduling check's)
+    after the text report, or as keys of the JSON document."""
+    details = details or Details()
     if request.output_format == OutputFormat.JSON:
-        write_json(results, code, request.dry_run, out)
+        write_json(results, code, request.dry_run, out, details.document)
     else:
-        write_text(results, code, request.dry_run, request.detailed, out)
+        write_text(results, code, request.dry_run, request.detailed, out, details.lines)
 
 
 def _node_line(result: migrate.NodeResult) -> str:
@@ -66,7 +68,9 @@ def _node_line(result: migrate.NodeResult) -> str:
 
 
 def write_text(results: Sequence[migrate.NodeResult], code: int, dry_run: bool,
-               detailed: bool, out: TextIO) -> None:
+               detailed: bool, out: TextIO, extra: Sequence[str] = ()) -> None:
+    """Each node's line (and findings, violations, detail), ``extra`` lines, then the
+    summary and verdict as the last line."""
     for result in results:
         out.write(_node_line(result) + "\n")
         for finding in result.findings:
@@ -75,6 +79,7 @@ def write_text(results: Sequence[migrate.NodeResult], code: int, dry_run: bool,
             out.write(f"  invariant {violation}\n")
         if detailed and result.detail is not None:
             out.writelines(f"{line}\n" for line in result.detail)
+    out.writelines(f"{line}\n" for line in extra)
     summary = ", ".join(f"{count} {status}"
                         for status, count in sorted(migrate.summarize(results).items()))
     out.write(f"{summary or 'no nodes'}. {verdict(code, dry_run).capitalize()}.\n")
@@ -88,7 +93,7 @@ def verdict(code: int, dry_run: bool) -> str:
 
 
 def write_json(results: Sequence[migrate.NodeResult], code: int, dry_run: bool,
-               out: TextIO) -> None:
+               out: TextIO, extra: Mapping[str, Any] | None = None) -> None:
     nodes = []
     for result in results:
         detail = result.detail or {"moves": [render.move_json(move, {})
@@ -103,7 +108,7 @@ def write_json(results: Sequence[migrate.NodeResult], code: int, dry_run: bool,
             "writes": result.writes, **detail,
         })
     json.dump({"dry_run": dry_run, "exit_code": code, "summary": migrate.summarize(results),
-               "nodes": nodes}, out, indent=2, sort_keys=True)
+               "nodes": nodes, **(extra or {})}, out, indent=2, sort_keys=True)
     out.write("\n")
 
 
@@ -117,12 +122,14 @@ def write_refusal(refusal: Refusal, request: MigrateRequest | None, out: TextIO,
         err.write(f"{PROGRAM}: error: {refusal.message}\n")
     if as_json:
         document = {"dry_run": request.dry_run, "exit_code": refusal.exit_code,
-                    "findings": [finding.as_dict() for finding in refusal.findings]}
+                    "findings": [finding.as_dict() for finding in refusal.findings],
+                    **refusal.details.document}
         if not refusal.findings:
             document["error"] = refusal.message
         json.dump(document, out, indent=2)
         out.write("\n")
     elif refusal.findings:
+        out.writelines(f"{line}\n" for line in refusal.details.lines)
         out.writelines(f"{finding}\n" for finding in refusal.findings)
         out.write(f"refused: {refusal.message}\n")
 

@@ -1,11 +1,12 @@
 """How a ``nova-reshape-manage`` command reaches Placement: in-process on its database, or a URL.
 
-``--config-file`` (placement.conf's ``[placement_database] connection``)
-opens the Placement application in-process through PlacementDirect; without
-it nova.conf's ``[placement_database] connection`` (releases before Stein
-served Placement from nova); ``--placement-url`` uses a running service.
-:func:`placement_opener` checks the choice and the database once, before
-anything else is read, and returns what opens the transport (in each worker).
+Every command that reads or writes Placement takes the same inputs
+(:class:`~nova_reshape.cmd.request.PlacementAccess`): ``--config-file``
+(placement.conf naming ``[placement_database] connection``), else
+nova.conf's ``[placement_database] connection`` (releases before Stein
+served Placement from nova), or ``--placement-url`` with ``--token`` and
+``--header``. :func:`placement_opener` checks them once, before anything
+else is read, and returns what opens the transport (in each worker).
 """
 
 from __future__ import annotations

@@ -8,8 +8,10 @@ maps the class to the exit status by :data:`EXIT_CODES`, the one table.
 
 from __future__ import annotations
 
+import dataclasses
 import enum
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
+from typing import Any
 
 from nova_reshape.compute import node_result
 from nova_reshape.compute.preflight import Finding
@@ -66,6 +68,14 @@ EXIT_CODES: dict[ExitClass, int] = {
 }
 
 
+@dataclasses.dataclass(frozen=True)
+class Details:
+    """A refusal's context: ``lines`` for the text output, ``document`` for JSON."""
+
+    lines: tuple[str, ...] = ()
+    document: Mapping[str, Any] = dataclasses.field(default_factory=dict)
+
+
 class Refusal(Exception):
     """The command stops: ``exit_class`` and the one-line ``message``.
 
@@ -73,14 +83,18 @@ class Refusal(Exception):
     output prints them before the message, or as its JSON document).
     ``status``: the exit status where a command keeps another tool's (the
     placement commands keep nova-manage's); default, the class's.
+    ``details``: what led to the findings, as text lines printed before them
+    and as keys added to the JSON document (e.g. the scheduling check's tables).
     """
 
     def __init__(self, exit_class: ExitClass, message: str,
-                 findings: Sequence[Finding] = (), status: int | None = None) -> None:
+                 findings: Sequence[Finding] = (), details: Details | None = None,
+                 status: int | None = None) -> None:
         super().__init__(message)
         self.exit_class = exit_class
         self.message = message
         self.findings = list(findings)
+        self.details = details or Details()
         self.status = status
 
     @property

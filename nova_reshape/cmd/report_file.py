@@ -17,7 +17,7 @@ from nova_reshape.cmd import output
 from nova_reshape.cmd.refusal import EXIT_NAMES, STATUS_EXITS, ExitClass, Refusal
 from nova_reshape.cmd.request import HostFiles, MigrateRequest, NovaDatabase
 from nova_reshape.novadb.readonly import display_url
-from nova_reshape.runreport.run import Outcome, RunFacts, RunReport
+from nova_reshape.runreport.run import Outcome, RunFacts, RunReport, SchedulingTable
 from nova_reshape.runreport.writers import writer_for
 
 
@@ -82,3 +82,13 @@ def open_report(request: MigrateRequest) -> Iterator[RunReport | None]:
     with stream:
         yield RunReport(writer_for(request.report, stream), facts_of(request),
                         {str(status): code for status, code in STATUS_EXITS})
+
+
+def write_refused(request: MigrateRequest, code: int,
+                  scheduling: SchedulingTable | None) -> None:
+    """With ``--report``: the report of a run refused before any node was run, with
+    no node but what refused it (the scheduling check's table)."""
+    with open_report(request) as report:
+        if report is not None:
+            report.scheduling = scheduling
+            report.close(outcome(code, request.dry_run))

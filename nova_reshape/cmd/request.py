@@ -15,6 +15,7 @@ import enum
 from typing import Any
 
 from nova_reshape.compute import parallel
+from nova_reshape.scheduler.capacity.cli import add_flavor_arguments
 from nova_reshape.virt import releases
 
 
@@ -79,6 +80,23 @@ HostSource = HostFiles | NovaDatabase
 
 
 @dataclasses.dataclass(frozen=True)
+class SchedulingOptions:
+    """The scheduling check (default on): ``--no-scheduling-check``, ``--all-flavors``,
+    ``--flavors-file`` and ``--accept-scheduling-loss FLAVOR`` (repeatable)."""
+
+    enabled: bool = True
+    all_flavors: bool = False
+    flavors_file: str | None = None
+    accepted: tuple[str, ...] = ()
+
+    @classmethod
+    def from_args(cls, args: argparse.Namespace) -> SchedulingOptions:
+        return cls(enabled=not args.no_scheduling_check, all_flavors=args.all_flavors,
+                   flavors_file=args.flavors_file,
+                   accepted=tuple(args.accept_scheduling_loss))
+
+
+@dataclasses.dataclass(frozen=True)
 class MigrateRequest:
     """One ``migrate_compute_inventory`` invocation, as the operator asked it."""
 
@@ -99,6 +117,7 @@ class MigrateRequest:
     print_nova_config: bool = False
     #: ``--report FILE``: the run's report, HTML (or JSON for ``*.json``); None: none.
     report: str | None = None
+    scheduling: SchedulingOptions = SchedulingOptions()
 
     @classmethod
     def from_args(cls, args: argparse.Namespace) -> MigrateRequest:
@@ -112,7 +131,8 @@ class MigrateRequest:
             allow_vgpu_mismatch=args.allow_vgpu_mismatch, dry_run=args.dry_run,
             verbose=args.verbose, output_format=OutputFormat(args.format),
             progress=args.progress, workers=args.workers,
-            print_nova_config=args.print_nova_config, report=args.report)
+            print_nova_config=args.print_nova_config, report=args.report,
+            scheduling=SchedulingOptions.from_args(args))
 
     @property
     def detailed(self) -> bool:
@@ -151,7 +171,20 @@ def add_parser(actions: Any) -> argparse.ArgumentParser:
                         help="show progress bars even when stderr is not a "
                         "terminal or with --format json")
     _add_target_arguments(parser)
+    _add_scheduling_arguments(parser)
     return parser
+
+
+def _add_scheduling_arguments(parser: argparse.ArgumentParser) -> None:
+    group = parser.add_argument_group(
+        "scheduling check", "before writing, nova 34's scheduler on every flavor in use, "
+        "before and after the plan (docs/migrate-compute-inventory.md)")
+    group.add_argument("--no-scheduling-check", action="store_true",
+                       help="do not run the scheduling check")
+    add_flavor_arguments(group)
+    group.add_argument("--accept-scheduling-loss", action="append", metavar="FLAVOR",
+                       default=[], help="go on although FLAVOR has no valid host after "
+                       "the migration; repeatable")
 
 
 def add_placement_arguments(parser: argparse.ArgumentParser) -> None:

@@ -37,9 +37,12 @@ checked write, so no read is needed in between. Every request is
 idempotent or guarded by a generation, so a run killed between any two of
 them is completed by running again (the next check plans what is left).
 
-Calls for a node: 1 in-process; over the API ``creates + trait/aggregate
-changes + 1`` (plus deletes). The run writes no empty plan: an unchanged node
-costs no call.
+Each traits or aggregates PUT is checked against its answer (the set
+Placement now holds), so the read-back after the batch need not read them.
+
+Writes for a node: 1 call in-process; over the API ``creates +
+trait/aggregate changes + 1`` (plus deletes). The run writes no empty plan:
+an unchanged node costs no write.
 """
 
 from __future__ import annotations
@@ -67,6 +70,8 @@ from placement_wsgi.objects.resource_provider import NewProvider
 from placement_wsgi.objects.tree_change import TreeChange, TreeCheck
 
 CUSTOM_PREFIX = "CUSTOM_"
+#: Associations whose PUT answers the provider's whole new set (checked against what was sent).
+ANSWERED = ("traits", "aggregates")
 #: Keys of a consumer's allocations body the reshaper needs besides ``allocations``.
 CONSUMER_KEYS = ("consumer_generation", "project_id", "user_id")
 
@@ -169,7 +174,13 @@ class RestPlanWriter:
                 uuid=rp, generation=generation, error=response.text)
         if response.status_code != 200:
             raise exception.ResourceProviderUpdateFailed(url=url, error=response.text)
-        return response.json()["resource_provider_generation"]
+        body = response.json()
+        if what in ANSWERED and sorted(body.get(what, ())) != sorted(payload[what]):
+            # The read-back takes traits and aggregates as written: check the answer.
+            raise exception.ResourceProviderUpdateFailed(
+                url=url, error=f"answered {what} {sorted(body.get(what, ()))}, sent "
+                               f"{sorted(payload[what])}")
+        return body["resource_provider_generation"]
 
     def _reshape(self, plan: NodePlan, generations: Mapping[str, int],
                  allocations: Mapping[str, Any]) -> None:

@@ -12,18 +12,20 @@ It goes in two phases:
 1. **Read and check** every node (nothing written): find its root provider
    in one listing of all providers, read its tree and allocations (in
    batches straight from the database when the transport is in-process on
-   it, else through a report client per node over the API: the run's
-   :mod:`~nova_reshape.compute.readers`), run the
+   it, else over the API from one survey of the cloud and two requests per
+   provider: the run's :mod:`~nova_reshape.compute.readers`), run the
    pre-flight (:mod:`nova_reshape.compute.preflight`), which simulates the
    reshape on copies and yields the node's plan. Any finding stops the run
    here. Each node is then reduced to its compact result
    (:class:`~nova_reshape.compute.node_result.NodeResult`: status,
    findings, moves, counts; the rendered trees and plan only when the
    report shows them) and its trees are dropped, so memory does not grow
-   with the number of nodes beyond that record.
+   with the number of nodes beyond that record (over the API the reader
+   keeps the survey and, until its write, the state of each node to write).
 2. **Write** in batches (:attr:`Settings.batch_size` nodes, the bulk
    reader's batch by default): the batch's nodes are read again (one bulk
-   read in-process, a read per node over the API) and planned again (a
+   read in-process; over the API one listing of the tree, the checked
+   state kept unless a generation moved) and planned again (a
    node that no longer passes the check fails), then written one by one
    (:mod:`nova_reshape.compute.execute`), nothing for an unchanged node.
    After a generation conflict the node is read, planned and written again,
@@ -74,7 +76,7 @@ from nova_reshape.compute.node_result import (
     Show,
     summarize,
 )
-from nova_reshape.compute.readers import reader_for
+from nova_reshape.compute.readers import check_read, counted, reader_for
 from nova_reshape.compute.resource_tracker import CONFLICT_ATTEMPTS
 from nova_reshape.compute.tree_source import BulkReader, NodeState
 from nova_reshape.compute.writers import Checked, WrittenNode, writer_for
@@ -199,9 +201,21 @@ class Migration:
         return preflight.Listing(response.json()["resource_providers"])
 
     def _read_batch(self, items: Sequence[_Prepared]) -> dict[str, NodeState]:
-        """root -> state of the nodes of ``items``, in one bulk read when in-process."""
+        """root -> state of the nodes of ``items`` as Placement holds them now, in
+        one bulk read when in-process."""
         names = {item.root: item.node.nodename for item in items}
         return {state.root: state for state in self.reader.read(names)}
+
+    def _read_again(self, items: Sequence[_Prepared]) -> dict[str, NodeState]:
+        """As :meth:`_read_batch`, before the batch's write (the reader may hand back
+        a checked state still current); each item's result counts its read's requests."""
+        names = {item.root: item.node.nodename for item in items}
+        results = {item.root: item.result for item in items}
+        states = {}
+        for state, calls in counted(self.placement, self.reader.again(names)):
+            states[state.root] = state
+            results[state.root].calls += calls
+        return states
 
     # -- phase 1 -----------------------------------------------------------------
 
@@ -209,8 +223,9 @@ class Migration:
                  listing: preflight.Listing, result: NodeResult) -> _Prepared | None:
         """Pre-flight and plan one node from its tree and allocations as read."""
         result.root = root
-        findings, simulation = preflight.check_node(node, self.driver, state.tree,
-                                                    state.allocations, listing)
+        start = self.placement.calls
+        state, findings, simulation = check_read(self.reader, node, self.driver, state, listing)
+        result.calls += self.placement.calls - start
         findings = self.conf_findings.get(node.nodename, []) + findings
         result.findings = findings
         if findings or simulation is None:
@@ -222,6 +237,8 @@ class Migration:
                          else WOULD_UPDATE)
         result.moves = simulation.moves
         self._show(result, simulation)
+        if not node_plan.empty and not self.settings.dry_run:
+            self.reader.keep(state)  # over the API: written as read unless it moved
         return _Prepared(node, root, result, changes=not node_plan.empty)
 
     # -- phase 2 -----------------------------------------------------------------
@@ -229,8 +246,7 @@ class Migration:
     def _plan_again(self, prepared: _Prepared, state: NodeState,
                     when: str) -> preflight.Simulation:
         """The node planned again from ``state``; NovaException if it no longer passes."""
-        findings, fresh = preflight.check_node(prepared.node, self.driver, state.tree,
-                                               state.allocations)
+        _state, findings, fresh = check_read(self.reader, prepared.node, self.driver, state)
         if findings or fresh is None:
             raise exception.NovaException(
                 message=f"{when} the node no longer passes the check: "
@@ -366,6 +382,7 @@ class Migration:
         so no more than a batch of trees is held at once.
         """
         listing = self._listing()
+        self.reader.begin(listing.trees)
         self._calls_seen = self.placement.calls
         work = [node for node in self.mine if not node.is_ironic]
         for node in self.mine:
@@ -394,6 +411,7 @@ class Migration:
             result.calls = self.placement.calls - self._calls_seen
             self._calls_seen = self.placement.calls
             item = self._prepare(node, state.root, state, listing, result)
+            self._calls_seen = self.placement.calls
             if item is not None:
                 self._prepared.append(item)
             self._checked(total)
@@ -445,7 +463,7 @@ class Migration:
     def _write_batch(self, batch: Sequence[_Prepared], stop: Callable[[], bool],
                      done: int, total: int) -> int:
         """Write ``batch`` (see :meth:`write`); how many of its nodes were handled."""
-        states = self._read_batch([item for item in batch if item.changes])
+        states = self._read_again([item for item in batch if item.changes])
         handled = 0
         for item in batch:
             if stop():

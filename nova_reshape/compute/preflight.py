@@ -100,6 +100,11 @@ FAILURE_CLASSES: dict[str, tuple[str, str]] = {
     "reshape_failed": (
         "the simulated reshape failed",
         "see the message and correct the host file"),
+    "scheduling_lost": (
+        "a flavor that had a valid host has none once the plan is applied (nova 34's "
+        "scheduler, the computes running again)",
+        "give the hosts what the flavor needs (e.g. [compute] cpu_dedicated_set for pinned "
+        "flavors), or go on knowingly with --accept-scheduling-loss FLAVOR"),
 }
 
 

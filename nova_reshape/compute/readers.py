@@ -1,49 +1,87 @@
-"""How a migration run reads nodes' trees and allocations: two readers behind one protocol.
+"""How a migration run reads nodes' trees and allocations: the readers behind one protocol.
 
-* :class:`ReportClientReader`: per node through a report client, as
-  nova-compute reads its tree (one request per provider and per consumer);
-  what a run over HTTP does.
+* :class:`~nova_reshape.compute.api_reader.SurveyReader`, over the API
+  (what a run over HTTP does): the run's survey of the whole cloud, then
+  two requests per provider (see :mod:`~nova_reshape.compute.api_reader`);
+  consumers partial, each provider's share only. A consumer's whole body
+  (``GET /allocations/{consumer}``: generation, owner, allocations
+  elsewhere) is read only when the check needs it (:func:`check_read`:
+  the consumers whose allocations the plan moves, or every one of a node
+  with findings). A node's state read for the check is handed again to the
+  write when one listing of its tree shows every provider at the
+  generation read (:meth:`NodeReader.again`); a stale consumer is then a
+  generation conflict at the reshaper, and the run reads again.
 * :class:`BulkNodeReader`: in batches straight from the database
   (:func:`~nova_reshape.compute.tree_source.node_states`, a few set-based
   statements per batch, no API call); a root the bulk read skips (not a
-  root provider) is read per node as nova would.
+  root provider) is read per node as nova would
+  (:class:`~nova_reshape.compute.api_reader.ReportClientReader`).
 
 :func:`reader_for` chooses once, where the run is set up: the bulk reader
 when one is given or the transport is in-process on the database
-(:func:`~nova_reshape.transport.direct.on_database`), else per node.
+(:func:`~nova_reshape.transport.direct.on_database`), else the survey
+reader. :func:`counted` gives each state read the requests its read made,
+so a node's ``calls`` are all of its own.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Mapping
-from typing import Protocol
+from collections.abc import Collection, Iterable, Iterator, Mapping, Sequence
+from typing import Any, Protocol
 
+from nova_reshape.compute import preflight
+from nova_reshape.compute.api_reader import ReportClientReader, SurveyReader
 from nova_reshape.compute.tree_source import BulkReader, NodeState, node_states
-from nova_reshape.report import SchedulerReportClient
+from nova_reshape.provider_tree import ProviderTree
 from nova_reshape.transport.base import Placement
+from nova_reshape.transport.counting import CountingTransport
 from nova_reshape.transport.direct import on_database
+from nova_reshape.virt.described import DescribedDriver
+from nova_reshape.virt.host import Node
 
 
 class NodeReader(Protocol):
     """Reads nodes' trees and allocations for the run."""
 
+    def begin(self, trees: Mapping[str, Sequence[Mapping[str, Any]]]) -> None:
+        """The run starts from its one listing of providers (root -> its
+        providers, 1.14); a reader may read more of the whole cloud now, once."""
+        ...
+
     def read(self, names: Mapping[str, str]) -> Iterator[NodeState]:
         """The state of each root of ``names`` (root uuid -> node name), streamed,
-        one per root."""
+        one per root, as Placement holds it now."""
+        ...
+
+    def again(self, names: Mapping[str, str]) -> Iterator[NodeState]:
+        """As :meth:`read`, just before the nodes are written: a state given to
+        :meth:`keep` may be handed back (once) when Placement provably still
+        holds it."""
+        ...
+
+    def keep(self, state: NodeState) -> None:
+        """``state`` (checked, to be written) may serve :meth:`again`."""
+        ...
+
+    def complete(self, state: NodeState, consumers: Collection[str]) -> NodeState:
+        """``state`` with the whole body of each of ``consumers`` that is partial."""
+        ...
+
+    def read_back(self, names: Mapping[str, str],
+                  planned: Mapping[str, ProviderTree]) -> Iterator[NodeState]:
+        """As :meth:`read`, after the nodes' writes, for their check against the
+        plan (``planned``: root -> the tree the plan leads to)."""
         ...
 
 
-class ReportClientReader:
-    """Each node through a fresh report client on ``placement``, as nova reads it."""
-
-    def __init__(self, placement: Placement) -> None:
-        self.placement = placement
-
-    def read(self, names: Mapping[str, str]) -> Iterator[NodeState]:
-        for root, name in names.items():
-            report = SchedulerReportClient(self.placement)
-            tree = report.get_provider_tree_and_ensure_root(None, root, name=name)
-            yield NodeState(root, tree, report.get_allocations_for_provider_tree(None, name))
+def counted(placement: CountingTransport, states: Iterable[NodeState],
+            ) -> Iterator[tuple[NodeState, int]]:
+    """Each state of ``states`` (read through ``placement``) with the requests its
+    read made: the ones counted since the previous state was handed on."""
+    seen = placement.calls
+    for state in states:
+        yield state, placement.calls - seen
+        seen = placement.calls
 
 
 class BulkNodeReader:
@@ -55,6 +93,9 @@ class BulkNodeReader:
         self.per_node = per_node
         self.batch_size = batch_size
 
+    def begin(self, trees: Mapping[str, Sequence[Mapping[str, Any]]]) -> None:
+        pass
+
     def read(self, names: Mapping[str, str]) -> Iterator[NodeState]:
         missing = dict(names)
         for state in node_states(self.bulk, list(names), self.batch_size):
@@ -62,12 +103,46 @@ class BulkNodeReader:
             yield state
         yield from self.per_node.read(missing)
 
+    def again(self, names: Mapping[str, str]) -> Iterator[NodeState]:
+        """Read again: in bulk that costs less than keeping the checked states."""
+        return self.read(names)
+
+    def keep(self, state: NodeState) -> None:
+        pass
+
+    def complete(self, state: NodeState, consumers: Collection[str]) -> NodeState:
+        return self.per_node.complete(state, consumers)
+
+    def read_back(self, names: Mapping[str, str],
+                  planned: Mapping[str, ProviderTree]) -> Iterator[NodeState]:
+        """Read again, in bulk."""
+        return self.read(names)
+
+
+def check_read(reader: NodeReader, node: Node, driver: DescribedDriver, state: NodeState,
+               listing: preflight.Listing | None = None,
+               ) -> tuple[NodeState, list[preflight.Finding], preflight.Simulation | None]:
+    """:func:`~nova_reshape.compute.preflight.check_node` on ``state``, and the
+    state it ran on. When consumers it needs whole were read partially (over the
+    API), ``reader`` completes them and the check runs again: the consumers
+    whose allocations the plan changes, or all of them when it finds anything
+    (so the findings are the ones a whole read gives)."""
+    findings, simulation = preflight.check_node(node, driver, state.tree, state.allocations,
+                                                listing)
+    if state.partial:
+        needed = (state.partial if findings or simulation is None
+                  else state.partial & set(simulation.plan.allocations))
+        if needed:
+            state = reader.complete(state, needed)
+            findings, simulation = preflight.check_node(node, driver, state.tree,
+                                                        state.allocations, listing)
+    return state, findings, simulation
+
 
 def reader_for(placement: Placement, bulk: BulkReader | None, batch_size: int) -> NodeReader:
     """The run's reader: bulk from ``bulk``, else from ``placement`` when it is
     in-process on the database, else per node through ``placement``."""
-    per_node = ReportClientReader(placement)
     source = bulk if bulk is not None else on_database(placement)
     if source is None:
-        return per_node
-    return BulkNodeReader(source, per_node, batch_size)
+        return SurveyReader(placement)
+    return BulkNodeReader(source, ReportClientReader(placement), batch_size)

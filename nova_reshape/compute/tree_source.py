@@ -39,11 +39,19 @@ class BulkReader(Protocol):
 
 
 class NodeState(NamedTuple):
-    """One node's state as the migration reads it."""
+    """One node's state as the migration reads it.
+
+    ``allocations``: consumer -> its ``GET /allocations/{consumer}`` body (1.28),
+    except for the consumers in ``partial``, whose body holds only their
+    allocations on the providers of this tree (read per provider over the
+    API: no consumer generation, owner or allocations elsewhere). A bulk
+    read leaves ``partial`` empty.
+    """
 
     root: str
     tree: ProviderTree
     allocations: dict[str, dict[str, Any]]
+    partial: frozenset[str] = frozenset()
 
 
 def _refresh(tree: ProviderTree, state: TreeState, uuid: str, generation: int) -> None:

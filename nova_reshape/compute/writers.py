@@ -14,7 +14,11 @@ is what tells the writers apart:
 * :class:`ReadBackWriter`, over HTTP (or any transport that only passes
   requests on): the plan is the sequence of API requests
   (:class:`~nova_reshape.compute.execute.RestPlanWriter`); the nodes written
-  in a batch are read back once the batch is written and checked then.
+  in a batch are read back once the batch is written and checked then
+  (:meth:`~nova_reshape.compute.readers.NodeReader.read_back`: over the API
+  the tree's listing and each provider's inventories and allocations; the
+  traits and aggregates written were checked against each PUT's answer).
+  The read-back's requests are counted in the node's ``calls``.
 
 :func:`writer_for` chooses once, where the run is set up, by the one rule
 for "in-process on the database",
@@ -28,7 +32,7 @@ from typing import NamedTuple, Protocol
 from nova_reshape.compute import invariants, preflight, readback
 from nova_reshape.compute.execute import RestPlanWriter, write_in_transaction
 from nova_reshape.compute.node_result import NodeResult
-from nova_reshape.compute.readers import NodeReader
+from nova_reshape.compute.readers import NodeReader, counted
 from nova_reshape.compute.tree_source import NodeState
 from nova_reshape.provider_tree import ProviderTree
 from nova_reshape.transport.counting import CountingTransport
@@ -115,6 +119,7 @@ class ReadBackWriter:
     """Over the API: the request sequence per node; the batch's nodes read back after it."""
 
     def __init__(self, placement: CountingTransport, reader: NodeReader) -> None:
+        self.placement = placement
         self.rest = RestPlanWriter(placement)
         self.reader = reader
         self._written: list[WrittenNode] = []
@@ -131,8 +136,13 @@ class ReadBackWriter:
         written, self._written = self._written, []
         if not written:
             return []
-        states = {state.root: state for state in self.reader.read(
-            {node.root: node.nodename for node in written})}
+        by_root = {node.root: node for node in written}
+        states = {}
+        for state, calls in counted(self.placement, self.reader.read_back(
+                {root: node.nodename for root, node in by_root.items()},
+                {root: node.simulation.tree_after for root, node in by_root.items()})):
+            states[state.root] = state
+            by_root[state.root].result.calls += calls  # the read-back is the node's too
         return [Checked(node, _violations(node, states[node.root]), states[node.root].tree)
                 for node in written]
 

@@ -25,6 +25,7 @@ from collections.abc import Callable, Iterator, Mapping, Sequence
 from typing import Any
 
 from nova_reshape.consistency.nested import TreeView
+from nova_reshape.consistency.placement_reads import PlacementReadError, error_line
 from nova_reshape.transport.base import Placement
 from nova_reshape.transport.direct import on_database
 
@@ -38,16 +39,6 @@ BATCH = 500
 NO_ALLOCATIONS: Mapping[str, Any] = {"allocations": {}}
 
 
-class PlacementReadError(Exception):
-    """Placement answered a read with an error; the message says which and why."""
-
-
-def _error(response: Any, what: str) -> str:
-    try:
-        detail = response.json()["errors"][0].get("detail", "")
-    except (ValueError, KeyError, IndexError, TypeError):
-        detail = response.text[:200]
-    return f"{what}: HTTP {response.status_code}: {' '.join(str(detail).split())}"
 
 
 class PlacementState:
@@ -77,7 +68,7 @@ class PlacementState:
             response = self.placement.request("GET", f"/allocations/{consumer}",
                                               microversion=CONSUMER_VERSION)
             if not response:
-                raise PlacementReadError(_error(response, f"allocations of {consumer}"))
+                raise PlacementReadError(error_line(response, f"allocations of {consumer}"))
             self.consumers[consumer] = response.json()
         return self.consumers[consumer]
 
@@ -94,7 +85,7 @@ class PlacementState:
         response = self.placement.request("GET", f"/resource_providers?in_tree={root}",
                                           microversion=TREE_VERSION)
         if not response:
-            raise PlacementReadError(_error(response, f"provider tree of {root}"))
+            raise PlacementReadError(error_line(response, f"provider tree of {root}"))
         providers = response.json()["resource_providers"]
         if not providers:
             return None
@@ -110,7 +101,7 @@ class PlacementState:
     def _read(self, url: str, key: str) -> dict[str, Any]:
         response = self.placement.request("GET", url, microversion=TREE_VERSION)
         if not response:
-            raise PlacementReadError(_error(response, url))
+            raise PlacementReadError(error_line(response, url))
         return dict(response.json()[key])
 
 
@@ -156,7 +147,7 @@ def write(placement: Placement, bodies: Sequence[tuple[str, Mapping[str, Any]]],
                 one = placement.request("PUT", f"/allocations/{consumer}", json=dict(body),
                                         microversion=CONSUMER_VERSION)
                 if one.status_code != 204:
-                    return Written(count, (consumer, _error(one, "Placement refused")))
+                    return Written(count, (consumer, error_line(one, "Placement refused")))
                 count += 1
         else:
             count += len(chunk)

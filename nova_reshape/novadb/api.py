@@ -48,10 +48,31 @@ def flavor_on(connection: sa.Connection, name: str) -> Flavor:
     specs = connection.execute(
         sa.select(t.flavor_extra_specs.c.key, t.flavor_extra_specs.c.value)
         .where(t.flavor_extra_specs.c.flavor_id == row["id"])).all()
+    return _flavor(row, {key: value or "" for key, value in specs})
+
+
+def flavors_on(connection: sa.Connection, public_only: bool = False) -> list[Flavor]:
+    """Every flavor (``public_only``: those with ``is_public`` set) with its extra
+    specs, ordered by id, in two set-based queries."""
+    table, specs = t.flavors, t.flavor_extra_specs
+    query = sa.select(*read_columns(table)).order_by(table.c.id)
+    if public_only:
+        query = query.where(table.c.is_public == sa.true())
+    rows = connection.execute(query).mappings().all()
+    wanted = {row["id"] for row in rows}
+    extra: dict[int, dict[str, str]] = defaultdict(dict)
+    for flavor_id, key, value in connection.execute(
+            sa.select(specs.c.flavor_id, specs.c.key, specs.c.value)):
+        if flavor_id in wanted:
+            extra[flavor_id][key] = value or ""
+    return [_flavor(row, extra[row["id"]]) for row in rows]
+
+
+def _flavor(row: sa.RowMapping, extra_specs: dict[str, str]) -> Flavor:
     return Flavor(flavorid=str(row["flavorid"]), name=row["name"], vcpus=row["vcpus"],
                   memory_mb=row["memory_mb"], root_gb=row["root_gb"] or 0,
                   ephemeral_gb=row["ephemeral_gb"] or 0, swap=row["swap"] or 0,
-                  extra_specs={key: value or "" for key, value in specs})
+                  extra_specs=extra_specs)
 
 
 def read_aggregates(url: str) -> list[Aggregate]:

@@ -30,7 +30,7 @@ flavors = sa.Table(
     sa.Column("rxtx_factor", sa.Float, default=1, info=UNREAD),
     sa.Column("vcpu_weight", sa.Integer, info=UNREAD),
     sa.Column("disabled", sa.Boolean, default=False, info=UNREAD),
-    sa.Column("is_public", sa.Boolean, default=True, info=UNREAD),
+    sa.Column("is_public", sa.Boolean, default=True),
     sa.Column("description", sa.Text, info=UNREAD),
 )
 

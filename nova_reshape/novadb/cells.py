@@ -11,8 +11,9 @@ audit Placement against nova take a :class:`CellsQuery` and get one
    ``CellsQuery.cells`` names by name or uuid;
 3. each cell's URL, a template filled from nova.conf ``[database]
    connection`` as nova fills it (:meth:`CellMapping.database_url`);
-4. each cell's database read with :func:`~.reader.read_cell_on`, one
-   read-only transaction per cell;
+4. each cell's database read with :func:`~.reader.read_cell_on` (or, by
+   :func:`read_each_cell`, any reader of a cell), one read-only
+   transaction per cell;
 5. a host with compute nodes in two cells, or a compute node uuid found
    twice, refused (:class:`CellConflict`): which cell is right is the
    operator's call.
@@ -26,8 +27,11 @@ the hosts ``host_mappings`` maps to it, which are left out.
 from __future__ import annotations
 
 from collections import defaultdict
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
+from typing import Generic, TypeVar
+
+import sqlalchemy as sa
 
 from nova_reshape.nova.cell import CellMapping, CellUrlTemplateError
 from nova_reshape.novadb import api, reader
@@ -38,6 +42,8 @@ from nova_reshape.novadb.readonly import (
     read_only,
 )
 from nova_reshape.novadb.records import CellSnapshot, ComputeNodeRecord
+
+T = TypeVar("T")
 
 #: How many conflicts a :class:`CellConflict` line spells out.
 SHOWN_CONFLICTS = 3
@@ -148,20 +154,37 @@ def _urls(cells: Sequence[CellMapping], default_connection: str | None) -> list[
         raise BadCellSelection(str(error)) from None
 
 
-def _read_one(cell: CellMapping, url: str, query: CellsQuery) -> CellSnapshot:
+#: What reads one cell: a read-only connection and the hosts asked for (empty: all).
+CellReader = Callable[[sa.Connection, Sequence[str]], T]
+
+
+@dataclass(frozen=True)
+class EachCell(Generic[T]):
+    """What :func:`read_each_cell` read: per cell read, its mapping, URL and result (in
+    ``cell_mappings`` order); the cells left out; and every host mapping (host ->
+    cell uuid), which callers comparing the API database with the cells need."""
+
+    read: tuple[tuple[CellMapping, str, T], ...]
+    skipped: tuple[SkippedCell, ...]
+    host_cells: Mapping[str, str]
+
+
+def _read_one(cell: CellMapping, url: str, hosts: Sequence[str],
+              read_on: CellReader[T]) -> T:
     what = f"cell {cell.label}"
     try:
         with read_only(url, what) as connection:
-            return reader.read_cell_on(connection, query.hosts, query.root_disks)
+            return read_on(connection, hosts)
     except DatabaseUnreachable as error:
         raise UnreachableCell(str(error)) from error
     except reader.CellDataError as error:
         raise reader.CellDataError(f"{what}: {error}") from error
 
 
-def read_cells(query: CellsQuery) -> CellsSnapshot:
-    """Every selected cell's hosts (see the module); raises the errors above, or the
-    reader's :class:`DatabaseReadError` for a cell that was reached but cannot be read."""
+def read_each_cell(query: CellsQuery, read_on: CellReader[T]) -> EachCell[T]:
+    """``read_on`` run on every selected cell (steps 1-4 of the module, one read-only
+    transaction per cell); raises the errors above, or ``read_on``'s
+    :class:`DatabaseReadError` for a cell that was reached but cannot be read."""
     with read_only(query.api_url, api.WHAT) as connection:
         mappings = api.cell_mappings_on(connection)
         mapped_hosts = api.host_mappings_on(connection)
@@ -169,14 +192,24 @@ def read_cells(query: CellsQuery) -> CellsSnapshot:
     read, skipped = [], []
     for cell, url in zip(cells, _urls(cells, query.default_connection), strict=True):
         try:
-            read.append(CellRead(cell, url, _read_one(cell, url, query)))
+            read.append((cell, url, _read_one(cell, url, query.hosts, read_on)))
         except UnreachableCell as error:
             if not query.skip_unreachable:
                 raise UnreachableCell(f"{error}; nothing written (--skip-unreachable-cells "
                                       "goes on without this cell)") from error
             skipped.append(SkippedCell(cell, str(error), mapped_hosts.get(cell.uuid, ())))
+    host_cells = {host: uuid for uuid, hosts in mapped_hosts.items() for host in hosts}
+    return EachCell(read=tuple(read), skipped=tuple(skipped), host_cells=host_cells)
+
+
+def read_cells(query: CellsQuery) -> CellsSnapshot:
+    """Every selected cell's hosts (see the module); raises the errors above, or the
+    reader's :class:`DatabaseReadError` for a cell that was reached but cannot be read."""
+    each = read_each_cell(
+        query, lambda connection, hosts: reader.read_cell_on(connection, hosts, query.root_disks))
+    read = [CellRead(cell, url, snapshot) for cell, url, snapshot in each.read]
     check_unique(read)
-    return CellsSnapshot(cells=tuple(read), skipped=tuple(skipped))
+    return CellsSnapshot(cells=tuple(read), skipped=each.skipped)
 
 
 def check_unique(cells: Sequence[CellRead]) -> None:

@@ -28,7 +28,7 @@ CHUNK_SIZE = 200
 @dataclasses.dataclass(frozen=True)
 class SchedulingTable:
     """The scheduling check's per-flavor table, shown only when a run has one
-    (the check itself is not part of the migration yet)."""
+    (``migrate_compute_inventory``'s check, :mod:`nova_reshape.cmd.scheduling`)."""
 
     columns: tuple[str, ...]
     rows: tuple[tuple[str | int | float, ...], ...]

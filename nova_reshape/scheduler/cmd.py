@@ -6,6 +6,9 @@
         | --nova-api-database URL --flavor NAME
         [--nova-database URL] [--image-properties JSON] [--az AZ] [--project ID]
         [--config FILE]
+    nova-reshape-scheduler capacity --placement URL | --placement-database URL
+        [--nova-api-database URL] [--nova-database URL] [--nova-config FILE]...
+        [--flavor NAME]... [--all-flavors] [--flavors-file FILE] [--format table|json]
 
 ``-`` reads the scenario from stdin. Exit status: 0 when a result was
 computed (including "no valid host"), 1 when a filter or weigher raised
@@ -15,7 +18,8 @@ unknown driver, a missing SQLite file or database, wrong credentials, a
 Placement database not at head), 3 when Placement or a nova database cannot
 be read (unreachable, or no such flavor). Every error is one line on
 standard error; with ``--format json`` the JSON result carries it as its
-``error``. docs/scheduler.md describes both modes.
+``error``. docs/scheduler.md describes both modes. ``capacity`` is
+:mod:`nova_reshape.scheduler.capacity.cli` (its exit statuses there).
 """
 
 from __future__ import annotations
@@ -27,6 +31,7 @@ import os
 import sys
 from collections.abc import Sequence
 
+from nova_reshape.scheduler.capacity import cli as capacity_cmd
 from nova_reshape.scheduler.cmd_common import read_json
 from nova_reshape.scheduler.errors import ScenarioError
 from nova_reshape.scheduler.live import cli as live_cmd
@@ -71,6 +76,7 @@ def _parser() -> argparse.ArgumentParser:
                       help="scheduler options as JSON sections, like a scenario's config")
     live.add_argument("--token", metavar="TOKEN", default=os.environ.get("OS_TOKEN"),
                       help="X-Auth-Token for --placement (default: $OS_TOKEN)")
+    capacity_cmd.add_parser(commands)
     return parser
 
 
@@ -149,6 +155,8 @@ def _command(parser: argparse.ArgumentParser, args: argparse.Namespace) -> int:
         if live:
             return explain_live(args)
         return explain(args.scenario, args.format)
+    if args.command == "capacity":
+        return capacity_cmd.capacity(args, sys.stdout, sys.stderr)
     return 2  # pragma: no cover - argparse enforces a command
 
 

@@ -10,11 +10,15 @@ configuration, noauth2 identity headers, closing the database pool) but
 hands each request to the app as a WebOb request. The app, its middleware
 pipeline, microversions, policy and database transactions are the same.
 
-Opened on the database, it also offers two bulk operations of
-PlacementDirect that bypass the REST pipeline for the migration's sake:
+Opened on the database, it also offers the bulk operations of
+PlacementDirect that bypass the REST pipeline for the offline tools' sake:
 :meth:`DirectTransport.read_trees` and :meth:`DirectTransport.apply_tree_change`
-(one transaction per tree). :func:`on_database` is the one rule telling
-whether a transport is in-process on the database and so offers them.
+(one transaction per tree) for the migration,
+:meth:`DirectTransport.read_with_changes` (the database read as changes would
+leave it, rolled back: the scheduling check's preview),
+:meth:`DirectTransport.read_provider_allocations` for the audit.
+:func:`on_database` is the one rule telling whether a transport is
+in-process on the database and so offers them.
 
 Responses offer what the report client uses of ``requests.Response``:
 ``status_code``, ``ok``/truth value (status < 400), ``text``, ``content``,
@@ -26,7 +30,7 @@ from __future__ import annotations
 import contextlib
 import json as jsonlib
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
-from typing import Any
+from typing import Any, TypeVar
 
 import webob
 from oslo_config import cfg
@@ -36,6 +40,8 @@ from nova_reshape.transport.counting import CountingTransport
 from placement_wsgi.direct import PlacementDirect
 from placement_wsgi.objects.tree_change import TreeChange, TreeCheck
 from placement_wsgi.objects.tree_state import DEFAULT_BATCH_SIZE, TreeState
+
+T = TypeVar("T")
 
 #: A WSGI application (the Placement app PlacementDirect builds, or a test's).
 WsgiApp = Callable[[dict[str, Any], Callable[..., Any]], Iterable[bytes]]
@@ -85,6 +91,14 @@ class DirectTransport(Transport[WsgiResponse]):
             raise RuntimeError("bulk reads need a transport opened by open_direct")
         return self.direct.read_trees(roots, batch_size)
 
+    def read_provider_allocations(self, uuids: Sequence[str],
+                                  ) -> Iterator[tuple[str, dict[str, dict[str, int]]]]:
+        """:meth:`placement_wsgi.direct.PlacementDirect.read_provider_allocations` of
+        the open database: each provider's allocations, set-based."""
+        if self.direct is None:
+            raise RuntimeError("bulk reads need a transport opened by open_direct")
+        return self.direct.read_provider_allocations(uuids)
+
     def apply_tree_change(self, change: TreeChange,
                           check: TreeCheck | None = None) -> dict[str, int]:
         """:meth:`placement_wsgi.direct.PlacementDirect.apply_tree_change` on the open
@@ -94,6 +108,15 @@ class DirectTransport(Transport[WsgiResponse]):
         if self.direct is None:
             raise RuntimeError("bulk writes need a transport opened by open_direct")
         return self.direct.apply_tree_change(change, check)
+
+    def read_with_changes(self, changes: Sequence[TreeChange],
+                          read: Callable[[Any], T]) -> T:
+        """:meth:`placement_wsgi.direct.PlacementDirect.read_with_changes` on the open
+        database: ``read(connection)`` on the database as ``changes`` would leave it,
+        in one transaction rolled back (nothing written)."""
+        if self.direct is None:
+            raise RuntimeError("previews need a transport opened by open_direct")
+        return self.direct.read_with_changes(changes, read)
 
     def request(self, method: str, url: str, json: JsonBody = None,
                 microversion: str | None = None,

@@ -34,13 +34,20 @@ with their checks and errors:
 
 Any error rolls the whole transaction back: the database is as before.
 Deadlocks and transient errors rerun it (:meth:`Database.write`).
+
+:func:`read_with_changes` is the preview of many such changes: they are
+applied in one transaction with the same steps (1-6), the caller reads the
+database as they leave it over that transaction's connection, and the
+transaction is rolled back whatever happens: what the caller read is
+exactly what a commit of the same changes would have left, and nothing is
+written.
 """
 
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Callable
-from typing import NamedTuple
+from collections.abc import Callable, Sequence
+from typing import NamedTuple, TypeVar
 
 from sqlalchemy.engine import Connection
 
@@ -242,3 +249,46 @@ def apply_tree_change(database: Database, change: TreeChange, *,
         raise errors.ConcurrentUpdate(
             "another process kept changing the same resource providers during the "
             "tree change; try again.") from error
+
+
+T = TypeVar("T")
+
+
+class _RolledBack(Exception):
+    """Carries the preview's answer out of its transaction, which it rolls back."""
+
+    def __init__(self, answer: object) -> None:
+        super().__init__("preview rolled back")
+        self.answer = answer
+
+
+def read_with_changes(database: Database, changes: Sequence[TreeChange],
+                      read: Callable[[Connection], T], *, incomplete_project: str,
+                      incomplete_user: str) -> T:
+    """``read(connection)`` on the database as ``changes`` would leave it; nothing written.
+
+    Every change is applied as :func:`apply_tree_change` applies it (same
+    checks, same errors: a stale generation is ``errors.ConcurrentUpdate``),
+    all in ONE write transaction; ``read`` then runs over that transaction's
+    connection and the transaction is rolled back, also when ``read``
+    returns. No change at all reads the database as it is, the same way.
+    """
+    options = {"set_consumer_type": False, "incomplete_project": incomplete_project,
+               "incomplete_user": incomplete_user}
+    for change in changes:
+        change.check()
+
+    def body(connection: Connection) -> None:
+        for change in changes:
+            _apply(connection, change, options, None)
+        raise _RolledBack(read(connection))
+
+    try:
+        database.write(body)
+    except _RolledBack as done:
+        return done.answer  # type: ignore[return-value]
+    except TransactionRetriesExhausted as error:
+        raise errors.ConcurrentUpdate(
+            "another process kept changing the same resource providers during the "
+            "preview; try again.") from error
+    raise AssertionError("the preview's transaction was committed")  # pragma: no cover

@@ -11,8 +11,9 @@ not candidates are reported without a reason (documented fallback).
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, TypeVar
 from urllib.parse import urlencode
 
 import requests
@@ -29,6 +30,8 @@ from placement_wsgi.db.database import Database, DatabaseUnavailable
 from placement_wsgi.microversion import Version
 from placement_wsgi.service import one_line
 
+T = TypeVar("T")
+
 #: The microversion nova's scheduler asks allocation candidates with.
 CANDIDATES_VERSION = Version(1, 36)
 
@@ -43,6 +46,11 @@ class PlacementError(Exception):
     def __init__(self, message: str, configuration: bool = False) -> None:
         super().__init__(message)
         self.configuration = configuration
+
+
+class QueryRefused(PlacementError):
+    """Placement answered the candidates query 400 (an unknown class or trait): nova
+    takes that as no valid host."""
 
 
 @dataclass
@@ -112,15 +120,24 @@ def from_database(url: str, query: list[tuple[str, str]]) -> PlacementView:
     Run :func:`check_placement` first: a wrong URL or database is then one
     line and nothing is created.
     """
+    return read_database(url, read_view, query)
+
+
+def read_database(url: str, body: Callable[..., T], *args: Any) -> T:
+    """``body(connection, *args)`` in one read transaction of the Placement database
+    at ``url`` (checked first, see :func:`check_placement`); every failure is a
+    :class:`PlacementError` of one line."""
     check_placement(url)
     database = Database(url)
     try:
-        return database.read(_read, query)
+        return database.read(body, *args)
     except errors.PlacementError as error:
         raise PlacementError(f"Placement refuses the query: {error}") from error
     except DatabaseUnavailable as error:
         raise PlacementError(f"cannot read the Placement database {preflight.masked_url(url)}: "
                              f"{errors.DATABASE_UNREACHABLE}") from error
+    except PlacementError:
+        raise
     except Exception as error:
         raise PlacementError(f"cannot read the Placement database {preflight.masked_url(url)}: "
                              f"{one_line(error)}") from error
@@ -128,7 +145,9 @@ def from_database(url: str, query: list[tuple[str, str]]) -> PlacementView:
         database.dispose()
 
 
-def _read(connection: Connection, query: list[tuple[str, str]]) -> PlacementView:
+def read_view(connection: Connection, query: list[tuple[str, str]]) -> PlacementView:
+    """Candidates and reasons for ``query`` over an open transaction of the Placement
+    database (the caller's: a read, or a write it will roll back)."""
     request = parse_query(query, CANDIDATES_VERSION)
     body = json.loads(engine.find_in_transaction(connection, request, engine.Settings()))
     resolved = resolve(connection, request)
@@ -154,6 +173,8 @@ def from_http(url: str, query: list[tuple[str, str]], token: str | None = None,
                                  timeout=timeout)
     except requests.RequestException as error:
         raise PlacementError(f"cannot reach Placement at {url}: {error}") from error
+    if answer.status_code == 400:
+        raise QueryRefused(f"Placement answered 400: {answer.text[:300]}")
     for response in (answer, providers):
         if response.status_code != 200:
             raise PlacementError(f"Placement answered {response.status_code}: "

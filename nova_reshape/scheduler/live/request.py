@@ -64,26 +64,41 @@ def build_spec(live: LiveRequest, conf: SchedulerConfig) -> RequestSpec:
     flavor = Flavor(name=live.flavor_name, vcpus=live.vcpus, memory_mb=live.ram_mb,
                     root_gb=live.disk_gb, ephemeral_gb=live.ephemeral_gb, swap=live.swap_mb,
                     extra_specs=extra_specs)
-    image = ImageMeta(properties=image_mod.image_properties(live.image_properties or {}))
+    return spec_for_flavor(flavor, conf, live.image_properties, project_id=live.project_id,
+                           availability_zone=live.availability_zone)
+
+
+def spec_for_flavor(flavor: Flavor, conf: SchedulerConfig,
+                    image_properties: Mapping[str, Any] | None = None, *,
+                    project_id: str = "project",
+                    availability_zone: str | None = None) -> RequestSpec:
+    """nova's RequestSpec of a boot of ``flavor`` (before pre-filters): image
+    properties coerced, PCI requests from its aliases (``[pci] alias`` of
+    ``conf``), the guest NUMA topology nova derives from its extra specs."""
+    extra_specs = {str(k): str(v) for k, v in flavor.extra_specs.items()}
+    image = ImageMeta(properties=image_mod.image_properties(image_properties or {}))
     return RequestSpec(
-        flavor=flavor, image=image, project_id=live.project_id,
-        availability_zone=live.availability_zone,
+        flavor=flavor, image=image, project_id=project_id,
+        availability_zone=availability_zone,
         pci_requests=pci_mod.requests_from_flavor(extra_specs, conf.pci_aliases),
         numa_topology=numa_mod.numa_get_constraints(flavor.vcpus, flavor.memory_mb,
                                                     extra_specs, image.properties))
 
 
 def placement_requests(spec: RequestSpec, conf: SchedulerConfig,
-                       aggregates: list[Aggregate]) -> tuple[list[rr.ResourceRequest],
-                                                             list[prefilters.PrefilterStep]]:
+                       aggregates: list[Aggregate], require_owner_nova: bool | None = None,
+                       ) -> tuple[list[rr.ResourceRequest], list[prefilters.PrefilterStep]]:
     """Run the pre-filters on ``spec`` and build nova's candidates queries.
 
     One query, or two when CPU pinning asked for ``PCPU``: nova then also
     asks with ``VCPU`` instead (unless ``[workarounds]
     disable_fallback_pcpu_query``) and merges the answers. Raises
     RequestFilterFailed (its ``steps`` say which filter refused).
+    ``require_owner_nova``: as :func:`~nova_reshape.scheduler.prefilters.run_prefilters`
+    (None: every compute is nova 34's, ``OWNER_NOVA`` required).
     """
-    steps = prefilters.run_prefilters(spec, aggregates=aggregates, conf=conf)
+    steps = prefilters.run_prefilters(spec, aggregates=aggregates, conf=conf,
+                                      require_owner_nova=require_owner_nova)
 
     def build(translate_pinning: bool) -> rr.ResourceRequest:
         return rr.from_request_spec(

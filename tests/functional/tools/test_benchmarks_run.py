@@ -75,6 +75,10 @@ ONLINE_FIGURES = _json_figures("check_before_seconds", "migrate_seconds",
 HEAL = ("--nodes", "3", "--instances", "30")
 HEAL_FIGURES = _json_figures("dry_run_seconds", "heal_seconds", "second_run_seconds") + (
     r'"heal_exit": 0', r'"healed": 3,', r'"second_run_exit": 4')
+CONSISTENCY = ("--nodes", "4", "--instances", "2")
+CONSISTENCY_FIGURES = _json_figures("audit_seconds", "audit_delete_seconds",
+                                    "audit_clean_seconds", "sync_aggregates_seconds",
+                                    "sync_aggregates_clean_seconds")
 
 REBUILD = ("--nodes", "3", "--instances", "30")
 REBUILD_FIGURES = _json_figures("rebuild_seconds", "heal_after_seconds") + (
@@ -101,6 +105,10 @@ BENCHES = [
           _json_figures("intercept_cpu_ms_per_call", "wsgi_cpu_ms_per_call")),
     Bench("bench_migrate.py", MIGRATE, MIGRATE_FIGURES),
     Bench("bench_migrate_killed.py", KILLED, KILLED_FIGURES),
+    # Exits 1 unless gunicorn's access log and the run count the same requests.
+    Bench("bench_migrate.py", (*MIGRATE, "--over-http"),
+          _json_figures("served_requests", "placement_calls", "http_to_in_process_wall"),
+          on="sqlite-over-http"),
     Bench("bench_allocations.py", ("--engine", "sqlite", *ALLOCATIONS), ALLOCATIONS_FIGURES),
     # Its browser figures are printed only where chromium is (else the reason why not).
     Bench("bench_report.py", ("--nodes", "4", "--gpus", "1", "--instances", "2"),
@@ -108,6 +116,9 @@ BENCHES = [
     Bench("bench_online_migrations.py", ONLINE, ONLINE_FIGURES),
     Bench("bench_online_migrations.py", (*ONLINE, *_on(ENV_POSTGRESQL)), ONLINE_FIGURES,
           ENV_POSTGRESQL, "postgresql"),
+    Bench("bench_consistency.py", CONSISTENCY, CONSISTENCY_FIGURES),
+    Bench("bench_consistency.py", (*CONSISTENCY, "--engine", "postgresql", *_on(ENV_POSTGRESQL)),
+          CONSISTENCY_FIGURES, ENV_POSTGRESQL, "postgresql"),
     Bench("bench_migrate.py", (*MIGRATE, "--engine", "postgresql", *_on(ENV_POSTGRESQL)),
           MIGRATE_FIGURES, ENV_POSTGRESQL, "postgresql"),
     Bench("bench_migrate_killed.py", (*KILLED, "--engine", "postgresql", *_on(ENV_POSTGRESQL)),

@@ -14,6 +14,15 @@ def test_demo_generates_migrates_and_reruns(tmp_path, capsys):
     assert "cmp-0000: migrated" in real and "cmp-0001: skipped (ironic)" in real
     assert "└── cmp-0000-fpga-0 (" in real
     assert real.rstrip().endswith("1 skipped, 1 unchanged. Done.")
+    # The scheduling check's table in the dry run, re-checked by the real run, and
+    # nova-reshape-scheduler capacity's per-host table.
+    assert "Scheduling check (nova 34's scheduler; before -> after this migration):" in dry_run
+    # the one compute host is disabled: no flavor fits before nor after, no finding
+    assert "  flavor m1.medium: nowhere: 0 -> 0 valid host(s), 0 -> 0 more fit" in dry_run
+    assert "Scheduling re-checked after writing: the same as planned" in real
+    capacity = real.split("=== 5.")[1].split("=== 6.")[0]
+    assert "flavor g1.vgpu: 0 of 2 host(s) valid, 0 more fit\n  cmp-0000  -      0  Placement " \
+        "capacity [group (unsuffixed)]: VGPU: (2 - 0) x 1 - 2 = 0 free, asked 1" in capacity
     # A pinned guest's VCPU becomes PCPU; the disabled compute stays disabled.
     assert "convert VCPU 2 to PCPU of consumer " in dry_run
     assert "cmp-0000 is disabled in nova and its root still carries COMPUTE_STATUS_DISABLED" in real

@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 import pytest
+import sqlalchemy as sa
 
 from nova_reshape.novadb import api
-from nova_reshape.novadb.readonly import DatabaseReadError
+from nova_reshape.novadb.readonly import DatabaseReadError, read_only
 from tests.fixtures import nova_api_db
 from tests.fixtures.databases import enabled_engines
 from tests.fixtures.nova_db import checksums
@@ -51,3 +52,24 @@ def test_reads_change_nothing(api_url):
 def test_not_an_api_database(tmp_path):
     with pytest.raises(DatabaseReadError, match="nova API database"):
         api.read_aggregates(f"sqlite:///{tmp_path}/none.db")
+
+
+def test_every_flavor_and_the_public_ones(api_url):
+    engine = sa.create_engine(api_url)
+    private = {"id": 9, "name": "private.one", "flavorid": "p9", "vcpus": 2, "memory_mb": 64,
+               "swap": 0, "is_public": False}
+    try:
+        with engine.begin() as connection:
+            connection.execute(nova_api_db.flavors.insert(), [private])
+        with read_only(api_url, api.WHAT) as connection:
+            every = api.flavors_on(connection)
+            public = api.flavors_on(connection, public_only=True)
+    finally:
+        with engine.begin() as connection:
+            connection.execute(nova_api_db.flavors.delete().where(
+                nova_api_db.flavors.c.id == 9))
+        engine.dispose()
+    assert [(f.name, f.flavorid, f.vcpus) for f in every] == [
+        ("m1.small", "2", 1), ("p1.dedicated", "dedicated-1", 4), ("private.one", "p9", 2)]
+    assert every[1] == api.read_flavor(api_url, "p1.dedicated")
+    assert public == every[:2]

@@ -8,6 +8,7 @@ cells, and an unreachable cell, stop it with one line naming the cells.
 from __future__ import annotations
 
 import pytest
+import sqlalchemy as sa
 
 from nova_reshape.novadb import cells
 from tests.fixtures import nova_api_db as api_fx
@@ -87,3 +88,20 @@ def test_bad_cell_selection(engine, wanted, message):
     with api_fx.nova_cloud(engine) as cloud, pytest.raises(cells.BadCellSelection) as raised:
         cells.read_cells(query(cloud, cells=(wanted,)))
     assert message in str(raised.value)
+
+
+def test_read_each_cell_runs_any_reader_and_gives_the_host_mappings(engine):
+    seen = []
+
+    def reader(connection, hosts):
+        seen.append(tuple(hosts))
+        return connection.execute(sa.text("SELECT count(*) FROM compute_nodes")).scalar_one()
+
+    with api_fx.nova_cloud(engine) as cloud:
+        each = cells.read_each_cell(query(cloud, hosts=(fx.CMP3,)), reader)
+    assert [(cell.name, url, count) for cell, url, count in each.read] == [
+        ("cell1", cloud.cells["cell1"], 4), ("cell2", cloud.cells["cell2"], 1)]
+    assert seen == [(fx.CMP3,), (fx.CMP3,)]
+    assert each.host_cells == {fx.CMP1: api_fx.CELL1_UUID, fx.CMP2: api_fx.CELL1_UUID,
+                               fx.IRONIC_HOST: api_fx.CELL1_UUID, fx.CMP3: api_fx.CELL2_UUID}
+    assert each.skipped == ()

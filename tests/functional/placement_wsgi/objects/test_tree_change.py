@@ -12,6 +12,7 @@ import uuid as uuid_module
 from typing import Any
 
 import pytest
+from sqlalchemy import text
 
 from placement_wsgi import errors
 from placement_wsgi.db.database import Database
@@ -21,8 +22,13 @@ from placement_wsgi.objects import trait as trait_obj
 from placement_wsgi.objects.allocation import ConsumerAllocations
 from placement_wsgi.objects.inventory import Inventory
 from placement_wsgi.objects.resource_provider import NewProvider
-from placement_wsgi.objects.tree_change import TreeChange, TreeCheck, apply_tree_change
-from placement_wsgi.objects.tree_state import read_trees
+from placement_wsgi.objects.tree_change import (
+    TreeChange,
+    TreeCheck,
+    apply_tree_change,
+    read_with_changes,
+)
+from placement_wsgi.objects.tree_state import read_batch, read_trees
 from tests.fixtures.config import make_conf
 from tests.fixtures.databases import checksum, empty
 
@@ -275,3 +281,40 @@ def test_what_the_check_raises_rolls_the_change_back(seeded):
                           check=TreeCheck(ROOT, refuse))
     assert caught.value.args[0] == sorted([ROOT, GPU0, GPU1])  # it ran after the writes
     assert checksum(seeded) == digest
+
+
+def test_read_with_changes_reads_what_a_commit_leaves_and_writes_nothing(seeded, db_url):
+    digest = checksum(seeded)
+
+    def providers(connection):
+        return sorted(connection.execute(text("SELECT uuid FROM resource_providers")).scalars())
+
+    previewed = read_with_changes(seeded, [_reshape_change(seeded)], providers, **OPTIONS)
+    assert checksum(seeded) == digest  # rolled back
+    assert read_with_changes(seeded, [], providers, **OPTIONS) == sorted([ROOT, OLD])
+    apply_tree_change(seeded, _reshape_change(seeded), **OPTIONS)
+    assert previewed == sorted([ROOT, GPU0, GPU1]) == read_with_changes(
+        seeded, [], providers, **OPTIONS)
+    # the read sees the whole changed tree, allocations moved included
+    empty(seeded)
+    _seed(db_url)
+    def tree(connection):
+        root_id = connection.execute(text(
+            "SELECT id FROM resource_providers WHERE uuid = :u"), {"u": ROOT}).scalar()
+        return read_batch(connection, [root_id])[0]
+
+    state = read_with_changes(seeded, [_reshape_change(seeded)], tree, **OPTIONS)
+    assert state.allocations[CONSUMERS[1]]["allocations"][GPU1]["resources"] == {
+        "CUSTOM_VGPU_T": 1}
+    change = _reshape_change(seeded)
+    change.generations[OLD] -= 1
+    with pytest.raises(errors.ConcurrentUpdate):
+        read_with_changes(seeded, [change], providers, **OPTIONS)
+
+
+def test_placement_direct_previews_only_while_open(db_url):
+    direct = PlacementDirect(make_conf(db_url))
+    with pytest.raises(RuntimeError, match="not open"):
+        direct.read_with_changes([], lambda connection: None)
+    with direct:
+        assert direct.read_with_changes([], lambda connection: 42) == 42

@@ -5,8 +5,10 @@ from __future__ import annotations
 import pytest
 
 from nova_reshape import exception
-from nova_reshape.compute.execute import apply_change, tree_change
+from nova_reshape.compute.execute import RestPlanWriter, apply_change, tree_change
 from nova_reshape.compute.plan import NewProvider, NodePlan
+from nova_reshape.provider_tree import ProviderTree
+from nova_reshape.transport import Transport
 from placement_wsgi import errors
 
 ROOT, GPU, OLD, SIBLING = "root-uuid", "gpu-uuid", "old-uuid", "sibling-uuid"
@@ -65,3 +67,52 @@ class _Writer:
 def test_placement_errors_become_the_nova_exceptions_of_the_request_sequence(error, expected):
     with pytest.raises(expected):
         apply_change(_Writer(error), tree_change(_plan(), {ROOT: 1, OLD: 1}, {}), reshape=True)
+
+
+class _Answer:
+    """A 200 answer with ``body``."""
+
+    status_code = 200
+
+    def __init__(self, body) -> None:
+        self.body = body
+        self.text = str(body)
+
+    def __bool__(self) -> bool:
+        return True
+
+    def json(self):
+        return self.body
+
+
+class _Answering(Transport):
+    """Answers each PUT of traits with ``traits`` (what Placement says it now holds)."""
+
+    def __init__(self, traits) -> None:
+        super().__init__()
+        self.traits = traits
+        self.sent: list[tuple[str, str]] = []
+
+    def request(self, method, url, json=None, microversion=None, headers=None):
+        self.sent.append((method, url))
+        return _Answer({"traits": self.traits, "resource_provider_generation": 5})
+
+
+def _traits_plan() -> NodePlan:
+    return NodePlan("node", ROOT, traits={ROOT: ["COMPUTE_NODE", "OWNER_NOVA"]})
+
+
+def test_a_traits_put_answered_with_what_was_sent_gives_the_new_generation():
+    tree = ProviderTree()
+    tree.new_root("node", ROOT, generation=4)
+    placement = _Answering(["OWNER_NOVA", "COMPUTE_NODE"])
+    RestPlanWriter(placement).write(_traits_plan(), tree, {})
+    assert placement.sent == [("PUT", f"/resource_providers/{ROOT}/traits")]
+
+
+def test_a_traits_put_answered_with_other_traits_fails_the_node():
+    """The read-back takes the written traits as answered, so the answer is checked."""
+    tree = ProviderTree()
+    tree.new_root("node", ROOT, generation=4)
+    with pytest.raises(exception.ResourceProviderUpdateFailed, match="answered traits"):
+        RestPlanWriter(_Answering(["COMPUTE_NODE"])).write(_traits_plan(), tree, {})

@@ -55,7 +55,7 @@ class _OnDatabase:
 
 def test_the_reader_is_bulk_when_given_or_on_the_database_else_per_node():
     over_http = CountingTransport(DirectTransport(None))
-    assert isinstance(readers.reader_for(over_http, None, 5), readers.ReportClientReader)
+    assert isinstance(readers.reader_for(over_http, None, 5), readers.SurveyReader)
     given = _Bulk(set())
     chosen = readers.reader_for(over_http, given, 5)
     assert isinstance(chosen, readers.BulkNodeReader)
@@ -64,3 +64,85 @@ def test_the_reader_is_bulk_when_given_or_on_the_database_else_per_node():
     direct = DirectTransport(None, direct=_OnDatabase())
     chosen = readers.reader_for(CountingTransport(direct), None, 9)
     assert isinstance(chosen, readers.BulkNodeReader) and chosen.bulk is direct
+
+
+class _Calls:
+    """Stands for the run's CountingTransport: ``calls`` moved by the test."""
+
+    calls = 0
+
+
+def test_counted_gives_each_state_the_requests_made_since_the_previous_one():
+    counter = _Calls()
+
+    def states():
+        counter.calls += 3
+        yield NodeState("r1", ProviderTree(), {})
+        counter.calls += 5
+        yield NodeState("r2", ProviderTree(), {})
+
+    seen = []
+    for state, calls in readers.counted(counter, states()):
+        seen.append((state.root, calls))
+        counter.calls += 100  # what the caller does with a state is not the next one's read
+    assert seen == [("r1", 3), ("r2", 5)]
+
+
+class _Completing:
+    def __init__(self) -> None:
+        self.asked: list[set[str]] = []
+
+    def complete(self, state, consumers):
+        self.asked.append(set(consumers))
+        whole = {c: {"whole": True} for c in consumers}
+        return state._replace(allocations=dict(state.allocations) | whole,
+                              partial=state.partial - set(consumers))
+
+
+class _Plan:
+    def __init__(self, allocations) -> None:
+        self.allocations = allocations
+
+
+class _Simulation:
+    def __init__(self, allocations) -> None:
+        self.plan = _Plan(allocations)
+
+
+def _checks(monkeypatch, answers):
+    """preflight.check_node answering ``answers`` in turn; the allocations it saw."""
+    seen = []
+
+    def check_node(node, driver, tree, allocations, listing=None):
+        seen.append(dict(allocations))
+        return answers[len(seen) - 1]
+    monkeypatch.setattr(readers.preflight, "check_node", check_node)
+    return seen
+
+
+PARTIAL = NodeState("r", ProviderTree(), {"a": {}, "b": {}, "c": {}}, frozenset("abc"))
+
+
+def test_only_the_consumers_the_plan_moves_are_completed_then_checked_again(monkeypatch):
+    seen = _checks(monkeypatch, [([], _Simulation({"b": {}})), ([], _Simulation({"b": {}}))])
+    reader = _Completing()
+    state, findings, simulation = readers.check_read(reader, None, None, PARTIAL)
+    assert reader.asked == [{"b"}]
+    assert state.partial == {"a", "c"} and seen[1]["b"] == {"whole": True}
+    assert len(seen) == 2 and findings == []
+
+
+def test_a_node_with_findings_is_checked_again_on_every_consumer_whole(monkeypatch):
+    _checks(monkeypatch, [(["finding"], None), (["finding", "more"], None)])
+    reader = _Completing()
+    state, findings, _ = readers.check_read(reader, None, None, PARTIAL)
+    assert reader.asked == [{"a", "b", "c"}] and not state.partial
+    assert findings == ["finding", "more"]
+
+
+def test_nothing_moved_or_nothing_partial_is_checked_once(monkeypatch):
+    for state in (PARTIAL, PARTIAL._replace(partial=frozenset())):
+        seen = _checks(monkeypatch, [([], _Simulation({})), ([], _Simulation({}))])
+        reader = _Completing()
+        assert readers.check_read(reader, None, None, state)[0] is state
+        assert reader.asked == [] and len(seen) == 1

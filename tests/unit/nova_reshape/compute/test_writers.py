@@ -19,6 +19,7 @@ BROKEN = invariants.Violation("not_conserved", "vm", "rp", "VGPU", "lost one")
 
 def _node(name: str) -> writers.WrittenNode:
     simulation = types.SimpleNamespace(plan=f"plan of {name}", tree_before=f"tree of {name}",
+                                       tree_after=f"planned tree of {name}",
                                        allocations_before={}, moves=[])
     return writers.WrittenNode(name, f"root-{name}", simulation, NodeResult(name, MIGRATED))
 
@@ -84,21 +85,25 @@ class _Rest:
 
 
 class _Reader:
-    """Records each read; every root reads as an empty tree."""
+    """Records each read-back; every root reads as an empty tree, root-a in 3
+    requests and root-b in 4 (counted on ``counting``)."""
 
-    def __init__(self) -> None:
-        self.reads: list[dict[str, str]] = []
+    def __init__(self, counting: CountingTransport) -> None:
+        self.counting = counting
+        self.reads: list[tuple[dict[str, str], dict[str, str]]] = []
 
-    def read(self, names):
-        self.reads.append(dict(names))
+    def read_back(self, names, planned):
+        self.reads.append((dict(names), dict(planned)))
         for root in names:
+            self.counting.calls += {"root-a": 3, "root-b": 4}[root]
             yield NodeState(root, ProviderTree(), {})
 
 
 def test_read_back_checks_the_batch_with_one_read_after_it(monkeypatch, violations):
     monkeypatch.setattr(writers, "RestPlanWriter", _Rest)
-    reader = _Reader()
-    writer = writers.ReadBackWriter(CountingTransport(None), reader)
+    counting = CountingTransport(None)
+    reader = _Reader(counting)
+    writer = writers.ReadBackWriter(counting, reader)
     assert writer.end_batch() == [] and reader.reads == []  # nothing written: no read
     first, second = _node("a"), _node("b")
     violations["b"] = [BROKEN]
@@ -106,8 +111,10 @@ def test_read_back_checks_the_batch_with_one_read_after_it(monkeypatch, violatio
     writer.write(second)
     assert writer.checked() == [] and reader.reads == []
     checked = writer.end_batch()
-    assert reader.reads == [{"root-a": "a", "root-b": "b"}]
+    assert reader.reads == [({"root-a": "a", "root-b": "b"},
+                             {"root-a": "planned tree of a", "root-b": "planned tree of b"})]
     assert [(c.node, c.violations) for c in checked] == [(first, []), (second, [BROKEN])]
+    assert (first.result.calls, second.result.calls) == (3, 4)  # each its read-back's
     assert writer.rest.plans == ["plan of a", "plan of b"]
     assert writer.end_batch() == []
 

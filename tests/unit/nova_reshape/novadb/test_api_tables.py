@@ -7,9 +7,11 @@ from nova_reshape.novadb.tables import read_columns
 
 
 def test_api_tables_read_only_the_flavor_figures():
+    # is_public: the capacity check's --all-flavors takes the public ones
     assert {column.name for column in read_columns(api_tables.flavors)} == {
-        "id", "name", "flavorid", "vcpus", "memory_mb", "root_gb", "ephemeral_gb", "swap"}
-    assert {"is_public", "created_at"} <= set(api_tables.flavors.c.keys())
+        "id", "name", "flavorid", "vcpus", "memory_mb", "root_gb", "ephemeral_gb", "swap",
+        "is_public"}
+    assert {"disabled", "created_at"} <= set(api_tables.flavors.c.keys())
 
 
 def test_api_tables_have_no_soft_delete():

@@ -17,11 +17,13 @@ import json
 import pytest
 
 from nova_reshape.novadb.api import read_aggregates
+from nova_reshape.novadb.cells import CellsQuery, read_cells
 from nova_reshape.novadb.readonly import DatabaseReadError
 from nova_reshape.scheduler.cmd import main
 from nova_reshape.scheduler.config import SchedulerConfig
+from nova_reshape.scheduler.filters.core import ComputeFilter
 from nova_reshape.scheduler.live.explain import run
-from nova_reshape.scheduler.live.nova_hosts import NovaDatabaseHostStates
+from nova_reshape.scheduler.live.nova_hosts import NovaDatabaseHostStates, started_numa
 from nova_reshape.scheduler.live.placement import from_database
 from nova_reshape.scheduler.live.request import LiveRequest
 from tests.fixtures import nova_api_db, nova_db
@@ -245,3 +247,42 @@ def test_aggregates_reach_the_host_states(cloud, engine):
     assert sorted(a.name for a in hosts["cmp-a"].aggregates) == ["az1", "fast"]
     assert hosts["cmp-a"].aggregate_values("availability_zone") == ["az1"]
     assert hosts["cmp-f"].aggregates == []
+
+
+def test_every_cell_of_the_api_database_is_one_source(engine, tmp_path):
+    """The cells as novadb.cells reads them: each node found in its own cell; with
+    ``assume_up`` the stopped computes count as up, the disabled one stays disabled."""
+    with nova_api_db.nova_cloud(engine) as cloud:
+        snapshot = read_cells(CellsQuery(cloud.api_url, cloud.default_connection))
+    roots = {nova_db.CMP1_UUID: nova_db.CMP1_NODE, nova_db.CMP2_UUID: nova_db.CMP2_NODE,
+             nova_db.CMP3_UUID: nova_db.CMP3_NODE}
+    body = {"allocation_requests": [{"allocations": {uuid: {"resources": {"VCPU": 1}}}}
+                                    for uuid in roots],
+            "provider_summaries": {uuid: {"resources": {}, "root_provider_uuid": uuid}
+                                   for uuid in roots}}
+    for assume_up in (False, True):
+        source = NovaDatabaseHostStates(snapshot, assume_up=assume_up)
+        hosts = {h.nodename: h for h in source.host_states(body, roots, SchedulerConfig())}
+        assert sorted(hosts) == sorted(roots.values()) and source.skipped() == []
+        assert set(hosts[nova_db.CMP3_NODE].instances) == {nova_db.CMP3_GUEST}
+        assert nova_db.CMP3_GUEST not in hosts[nova_db.CMP1_NODE].instances
+        assert hosts[nova_db.CMP2_NODE].service.disabled
+        # the fixture's heartbeats are long past: down unless assumed up
+        check = ComputeFilter()
+        check.configure(SchedulerConfig())
+        passed, _ = check.filter_all(list(hosts.values()), None)
+        assert sorted(h.nodename for h in passed) == (
+            [nova_db.CMP1_NODE, nova_db.CMP3_NODE] if assume_up else [])
+
+
+def test_started_numa_splits_each_cell_by_the_cpu_sets():
+    stored = {"cells": [{"id": 0, "cpuset": [0, 1, 2, 3], "pcpuset": [0, 1, 2, 3],
+                         "memory": 1024},
+                        {"id": 1, "cpuset": [4, 5], "pcpuset": [6, 7], "memory": 1024}]}
+    both = started_numa(stored, frozenset({0, 1, 4, 5}), frozenset({2, 3, 6, 7}))
+    assert [(c["cpuset"], c["pcpuset"]) for c in both["cells"]] == [
+        ([0, 1], [2, 3]), ([4, 5], [6, 7])]
+    shared_only = started_numa(stored, frozenset(range(8)), None)
+    assert [c["pcpuset"] for c in shared_only["cells"]] == [[], []]
+    assert started_numa(stored, None, None) == stored
+    assert stored["cells"][0]["pcpuset"] == [0, 1, 2, 3]  # the stored cells untouched

@@ -1,0 +1,240 @@
+"""Nodes read over the Placement API with what the API offers in bulk.
+
+The API has no request that returns several providers' inventories or
+allocations, so a node's check read costs two requests per provider: its
+inventories and its allocations. Everything else the check needs is read
+once per run for the whole cloud (:class:`CloudSurvey`):
+
+* providers, names, parents and generations: the run's one listing
+  (``GET /resource_providers`` at 1.14, which the run makes anyway);
+* traits: ``GET /traits?associated=true``, then one
+  ``GET /resource_providers?required=T`` per trait in use;
+* sharing: ``GET /resource_providers?required=MISC_SHARES_VIA_AGGREGATE``,
+  each sharing provider's aggregates and inventories, and one
+  ``member_of`` listing per such aggregate. Aggregates matter to the
+  migration only there (the plan never changes one, and nothing shows
+  them), so a provider's aggregates are the ones it shares with a sharing
+  provider.
+
+The survey is read between the listing and the nodes' reads. Changing a
+provider's traits, aggregates (1.19+), inventories or allocations bumps its
+generation, so a node whose every provider answers its inventories at the
+generation of the listing is as the survey saw it; any other node, and any
+node read a second time (before a write, after a conflict), is read the
+way nova's report client reads it (:class:`ReportClientReader`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Collection, Iterable, Iterator, Mapping, Sequence
+from typing import Any, NamedTuple
+
+from nova_reshape.compute.tree_source import NodeState
+from nova_reshape.provider_tree import ProviderTree
+from nova_reshape.report import NESTED_PROVIDER_API_VERSION, SchedulerReportClient
+from nova_reshape.report.providers import query
+from nova_reshape.transport.base import Placement
+from placement_wsgi.constants import SHARING_TRAIT
+
+#: ``required`` on ``GET /resource_providers``.
+REQUIRED_VERSION = "1.18"
+
+
+def in_tree_allocations(report: SchedulerReportClient, providers: Iterable[str],
+                        ) -> dict[str, dict[str, Any]]:
+    """consumer -> its allocations on ``providers`` only, from one allocation
+    listing per provider (the partial bodies of :class:`NodeState`)."""
+    held: dict[str, dict[str, Any]] = {}
+    for rp in providers:
+        listing = report.get_allocations_for_resource_provider(None, rp).allocations
+        for consumer, entry in listing.items():
+            body = held.setdefault(consumer, {"allocations": {}})
+            body["allocations"][rp] = {"resources": dict(entry["resources"])}
+    return held
+
+
+class ReportClientReader:
+    """Each node through a fresh report client on ``placement``, as nova reads its
+    tree; consumers partial until completed (see the module docstring)."""
+
+    def __init__(self, placement: Placement) -> None:
+        self.placement = placement
+        self._kept: dict[str, NodeState] = {}
+
+    def begin(self, trees: Mapping[str, Sequence[Mapping[str, Any]]]) -> None:
+        pass
+
+    def read(self, names: Mapping[str, str]) -> Iterator[NodeState]:
+        for root, name in names.items():
+            yield self._read(root, name)
+
+    def _read(self, root: str, name: str) -> NodeState:
+        report = SchedulerReportClient(self.placement)
+        tree = report.get_provider_tree_and_ensure_root(None, root, name=name)
+        held = in_tree_allocations(report, tree.get_provider_uuids(name))
+        return NodeState(root, tree, held, frozenset(held))
+
+    def complete(self, state: NodeState, consumers: Collection[str]) -> NodeState:
+        wanted = state.partial & set(consumers)
+        if not wanted:
+            return state
+        report = SchedulerReportClient(self.placement)
+        allocations = dict(state.allocations)
+        for consumer in sorted(wanted):
+            allocations[consumer] = report.get_allocs_for_consumer(None, consumer)
+        return state._replace(allocations=allocations, partial=state.partial - wanted)
+
+    def keep(self, state: NodeState) -> None:
+        self._kept[state.root] = state
+
+    def read_back(self, names: Mapping[str, str],
+                  planned: Mapping[str, ProviderTree]) -> Iterator[NodeState]:
+        """The tree's listing, each provider's inventories and allocations; traits
+        and aggregates are the planned ones: every PUT of them was checked
+        against its answer as it was written, and the others were not written."""
+        for root in names:
+            report = SchedulerReportClient(self.placement)
+            records = report.get_providers_in_tree(None, root)
+            tree = ProviderTree()
+            tree.populate_from_iterable(records)
+            for record in records:
+                rp = record["uuid"]
+                inventory = report.providers.get_inventory(None, rp) or {"inventories": {}}
+                tree.update_inventory(rp, inventory["inventories"],
+                                      generation=record["generation"])
+                if planned[root].exists(rp):
+                    data = planned[root].data(rp)
+                    tree.update_traits(rp, data.traits)
+                    tree.update_aggregates(rp, data.aggregates)
+            held = in_tree_allocations(report, [record["uuid"] for record in records])
+            yield NodeState(root, tree, held, frozenset(held))
+
+    def again(self, names: Mapping[str, str]) -> Iterator[NodeState]:
+        for root, name in names.items():
+            kept = self._kept.pop(root, None)
+            yield kept if kept is not None and self._current(kept, name) else self._read(
+                root, name)
+
+    def _current(self, state: NodeState, name: str) -> bool:
+        """Whether one listing of the tree shows the providers of ``state`` (names,
+        parents) each at the generation read: then nothing of their inventories,
+        traits, aggregates (1.19+) or allocations changed since."""
+        response = self.placement.request(
+            "GET", f"/resource_providers?in_tree={state.root}",
+            microversion=NESTED_PROVIDER_API_VERSION)
+        if response.status_code != 200:
+            return False
+        now = {p["uuid"]: (p["name"], p["parent_provider_uuid"], p["generation"])
+               for p in response.json()["resource_providers"]}
+        tree = state.tree
+        then = {rp: (tree.data(rp).name, tree.data(rp).parent_uuid, tree.data(rp).generation)
+                for rp in tree.get_provider_uuids(name)}
+        return now == then
+
+
+class CloudSurvey(NamedTuple):
+    """What the run reads once for the whole cloud (see the module docstring)."""
+
+    #: root uuid -> its providers as listed (1.14).
+    trees: Mapping[str, Sequence[Mapping[str, Any]]]
+    #: provider uuid -> its traits (absent: none).
+    traits: Mapping[str, frozenset[str]]
+    #: provider uuid -> the aggregates it shares with a sharing provider.
+    aggregates: Mapping[str, frozenset[str]]
+    #: sharing provider uuid -> (listing record, inventories).
+    sharing: Mapping[str, tuple[Mapping[str, Any], Mapping[str, Any]]]
+    #: aggregate uuid -> the sharing providers in it.
+    sharing_in: Mapping[str, frozenset[str]]
+
+
+def _listed(report: SchedulerReportClient, params: Mapping[str, str]) -> list[dict[str, Any]]:
+    response = report.get(f"/resource_providers?{query(params)}", version=REQUIRED_VERSION)
+    if response.status_code != 200:
+        raise RuntimeError(f"listing providers {params} failed: {response.status_code} "
+                           f"{response.text}")
+    return response.json()["resource_providers"]
+
+
+def _traits(report: SchedulerReportClient) -> dict[str, frozenset[str]]:
+    response = report.get("/traits?associated=true", version="1.6")
+    if response.status_code != 200:
+        raise RuntimeError(f"listing traits failed: {response.status_code} {response.text}")
+    held: dict[str, set[str]] = {}
+    for trait in sorted(response.json()["traits"]):
+        for provider in _listed(report, {"required": trait}):
+            held.setdefault(provider["uuid"], set()).add(trait)
+    return {rp: frozenset(traits) for rp, traits in held.items()}
+
+
+def survey(report: SchedulerReportClient,
+           trees: Mapping[str, Sequence[Mapping[str, Any]]]) -> CloudSurvey:
+    """The survey of the cloud listed in ``trees`` (root -> providers)."""
+    traits = _traits(report)
+    sharing, sharing_in = {}, {}
+    members: dict[str, set[str]] = {}
+    for provider in _listed(report, {"required": SHARING_TRAIT}):
+        uuid = provider["uuid"]
+        inventory = report.providers.get_inventory(None, uuid) or {"inventories": {}}
+        sharing[uuid] = (provider, inventory["inventories"])
+        for aggregate in report.providers.get_provider_aggregates(None, uuid).aggregates:
+            sharing_in.setdefault(aggregate, set()).add(uuid)
+    for aggregate in sorted(sharing_in):
+        for member in _listed(report, {"member_of": aggregate}):
+            members.setdefault(member["uuid"], set()).add(aggregate)
+    return CloudSurvey(trees, traits, {rp: frozenset(aggs) for rp, aggs in members.items()},
+                       sharing, {agg: frozenset(rps) for agg, rps in sharing_in.items()})
+
+
+class SurveyReader(ReportClientReader):
+    """Over the API: each node's first read from the run's survey and two requests
+    per provider; every other read as the report client reads (module docstring)."""
+
+    def __init__(self, placement: Placement) -> None:
+        super().__init__(placement)
+        self.survey: CloudSurvey | None = None
+        self._surveyed: set[str] = set()
+
+    def begin(self, trees: Mapping[str, Sequence[Mapping[str, Any]]]) -> None:
+        self.survey = survey(SchedulerReportClient(self.placement), trees)
+        self._surveyed = set()
+
+    def read(self, names: Mapping[str, str]) -> Iterator[NodeState]:
+        for root, name in names.items():
+            state = None
+            if self.survey is not None and root not in self._surveyed:
+                self._surveyed.add(root)
+                state = self._from_survey(self.survey, root)
+            yield state if state is not None else self._read(root, name)
+
+    def _from_survey(self, cloud: CloudSurvey, root: str) -> NodeState | None:
+        """The node from the survey and its providers' inventories and allocations;
+        None when a provider moved since the listing (or the tree is not listed)."""
+        records = cloud.trees.get(root)
+        if not records:
+            return None
+        report = SchedulerReportClient(self.placement)
+        tree = ProviderTree()
+        tree.populate_from_iterable(records)
+        for record in records:
+            body = report.providers.get_inventory(None, record["uuid"])
+            if body is None or body["resource_provider_generation"] != record["generation"]:
+                return None
+            self._associate(tree, cloud, record["uuid"], body["inventories"],
+                            record["generation"])
+        for record in records:
+            for aggregate in cloud.aggregates.get(record["uuid"], ()):
+                for uuid in cloud.sharing_in.get(aggregate, ()):
+                    if not tree.exists(uuid):
+                        shared, inventories = cloud.sharing[uuid]
+                        tree.new_root(shared["name"], uuid, generation=shared["generation"])
+                        self._associate(tree, cloud, uuid, inventories, shared["generation"])
+        held = in_tree_allocations(report, [record["uuid"] for record in records])
+        return NodeState(root, tree, held, frozenset(held))
+
+    @staticmethod
+    def _associate(tree: ProviderTree, cloud: CloudSurvey, uuid: str,
+                   inventories: Mapping[str, Any], generation: int) -> None:
+        tree.update_inventory(uuid, dict(inventories), generation=generation)
+        tree.update_traits(uuid, cloud.traits.get(uuid, ()), generation=generation)
+        tree.update_aggregates(uuid, cloud.aggregates.get(uuid, ()), generation=generation)
+

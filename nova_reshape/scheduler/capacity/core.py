@@ -1,0 +1,145 @@
+"""One flavor's capacity over the whole cloud: one candidates pass, the filters, the counts.
+
+:class:`CapacityCheck` holds what every flavor shares (the scheduler's
+configuration and filters, nova's aggregates, the HostState source, whether
+``OWNER_NOVA`` is required); :meth:`CapacityCheck.flavor` answers for one
+flavor with ``ask``, the Placement reader of the live explain (a query ->
+:class:`~nova_reshape.scheduler.live.placement.PlacementView`: candidates
+and, from the database, the reason each other root is not one):
+
+1. the RequestSpec of a boot of the flavor and the request pre-filters
+   (:func:`~nova_reshape.scheduler.live.request.placement_requests`: the
+   PCPU query and nova's VCPU fallback while ``[workarounds]
+   disable_fallback_pcpu_query`` is false, merged as nova merges them);
+2. each query asked ONCE, without ``limit``, so every root that can take
+   the flavor is a candidate (nova's ``max_placement_results`` only
+   shortens the list nova picks from);
+3. the HostStates of the candidates (the source: Placement alone, or
+   nova's cell databases), the configured filters once over all of them
+   (the reason of every host a filter drops);
+4. per valid host the count of :func:`~.fit.count_fits` on a HostState of
+   its own.
+
+Every root provider Placement holds is a row: valid with its count, or
+invalid with the reason (Placement's, the filter's, or why nova has no such
+host).
+"""
+
+from __future__ import annotations
+
+import copy
+from collections.abc import Callable, Iterable, Sequence
+
+from nova_reshape.nova.aggregate import Aggregate
+from nova_reshape.nova.flavor import Flavor
+from nova_reshape.scheduler import prefilters
+from nova_reshape.scheduler.capacity.fit import TreeRoom, count_fits, prepare_checks
+from nova_reshape.scheduler.capacity.records import CapacityReport, FlavorCapacity, HostFit
+from nova_reshape.scheduler.config import SchedulerConfig
+from nova_reshape.scheduler.live.explain import HostStateSource
+from nova_reshape.scheduler.live.placement import PlacementView, QueryRefused, merged
+from nova_reshape.scheduler.live.reasons import RootVerdict
+from nova_reshape.scheduler.live.request import placement_requests, spec_for_flavor
+from nova_reshape.scheduler.pipeline import FilterScheduler, InstanceTrace
+from nova_reshape.scheduler.request_spec import RequestSpec
+from placement_wsgi import errors
+
+#: Placement's answer for one query (pairs), as the live explain reads it.
+Ask = Callable[[list[tuple[str, str]]], PlacementView]
+
+
+def unlimited(query: list[tuple[str, str]]) -> list[tuple[str, str]]:
+    """``query`` without ``limit``: every candidate of every root."""
+    return [(key, value) for key, value in query if key != "limit"]
+
+
+def placement_reason(verdict: RootVerdict) -> str:
+    """The explain's reason for a root that is not a candidate, on one line."""
+    group = f" [group {verdict.group}]" if verdict.group else ""
+    return f"Placement {verdict.reason.value}{group}: {verdict.detail}"
+
+
+class CapacityCheck:
+    """The capacity of flavors on one cloud state (see the module).
+
+    ``require_owner_nova``: whether the request pre-filter asks for
+    ``OWNER_NOVA`` (nova 34 does once every nova-compute is at service
+    version 73; None: as nova 34 with every compute new).
+    """
+
+    def __init__(self, conf: SchedulerConfig, source: HostStateSource,
+                 require_owner_nova: bool | None = None) -> None:
+        self.conf = conf
+        self.source = source
+        self.aggregates: list[Aggregate] = source.aggregates()
+        self.require_owner_nova = require_owner_nova
+        self.scheduler = FilterScheduler(conf)
+
+    def run(self, flavors: Iterable[Flavor], ask: Ask) -> CapacityReport:
+        """Every flavor's table, in order."""
+        return CapacityReport([self.flavor(flavor, ask) for flavor in flavors])
+
+    def flavor(self, flavor: Flavor, ask: Ask) -> FlavorCapacity:
+        """One flavor's table (see the module)."""
+        name = flavor.name or flavor.flavorid
+        spec = spec_for_flavor(flavor, self.conf)
+        try:
+            requests, _ = placement_requests(spec, self.conf, self.aggregates,
+                                             self.require_owner_nova)
+        except prefilters.RequestFilterFailed as error:
+            # nova asks Placement nothing: no host at all, for the reason given
+            return FlavorCapacity(name, [], [f"a request filter refuses it: {error}"])
+        try:
+            view = merged([ask(unlimited(request.query_params())) for request in requests])
+        except (errors.BadRequest, QueryRefused) as error:
+            # an unknown class or trait: Placement answers 400, nova finds no valid host
+            return FlavorCapacity(name, [], [f"Placement refuses the query, which nova takes "
+                                             f"as no valid host: {error}"])
+        return FlavorCapacity(name, self._hosts(spec, view))
+
+    def _hosts(self, spec: RequestSpec, view: PlacementView) -> list[HostFit]:
+        """Every root's row for the flavor of ``spec`` on Placement's ``view``."""
+        hosts = self.source.host_states(view.body, view.roots, self.conf)
+        # a second set, consumed by the counts (the filters may prune the first's lists)
+        fresh = {host.uuid: host for host in
+                 self.source.host_states(view.body, view.roots, self.conf)}
+        candidates = {host.uuid: list(host.allocation_candidates or ()) for host in fresh.values()}
+        reasons = {verdict.uuid: placement_reason(verdict) for verdict in view.verdicts}
+        reasons.update(_skipped(self.source.skipped(), view))
+        trace = InstanceTrace(0, None)
+        passed = self.scheduler.get_filtered_hosts(hosts, copy.copy(spec), 0, trace)
+        dropped = trace.reasons()
+        valid = {id(host) for host in passed}
+        checks = prepare_checks(self.scheduler.filters, spec)
+        fits: dict[str, int] = {}
+        for host in hosts:
+            uuid = host.uuid or host.host
+            if id(host) not in valid:
+                reasons[uuid] = dropped.get(host.label, "dropped by the filters")
+                continue
+            fits[uuid] = count_fits(fresh[host.uuid], candidates[host.uuid], spec, checks,
+                                    TreeRoom(view.body["provider_summaries"]))
+        rows = []
+        for uuid, root_name in sorted_roots(view):
+            if uuid in fits and fits[uuid] > 0:
+                rows.append(HostFit(root_name, uuid, True, fits[uuid]))
+            else:
+                rows.append(HostFit(root_name, uuid, False, 0,
+                                    reasons.get(uuid, "the filters left no candidate")))
+        return rows
+
+
+def _skipped(lines: Sequence[str], view: PlacementView) -> dict[str, str]:
+    """The source's "name: why" lines, by root uuid."""
+    by_name = {name: uuid for uuid, name in view.roots.items()}
+    found = {}
+    for line in lines:
+        name, _, why = line.partition(": ")
+        if name in by_name:
+            found[by_name[name]] = f"not a host in nova's database: {why}"
+    return found
+
+
+def sorted_roots(view: PlacementView) -> list[tuple[str, str]]:
+    """(uuid, name) of every root provider, by name."""
+    return sorted(view.roots.items(), key=lambda item: (item[1], item[0]))

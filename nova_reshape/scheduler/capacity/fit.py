@@ -1,0 +1,122 @@
+"""How many more instances of one flavor fit on one host: nova's consume-then-filter loop.
+
+Each further instance is a new boot of the flavor, scheduled as nova 34
+schedules it on that host alone:
+
+1. Placement: the host's allocation candidates that still fit. The
+   candidates were asked for once, without ``limit``, on the tree as it is;
+   claims only ever lower the room, so the candidates of a later boot are
+   exactly those of the first whose every amount still fits in its
+   provider's room (:class:`TreeRoom`: ``capacity - used`` from the
+   candidates' provider summaries, the capacity rule Placement applied).
+   One class of one group comes from one provider, as the candidate says.
+2. The configured filters on the host as consumed so far, all of them
+   (each boot is a new request: filters run once per request run again),
+   so NUMATopologyFilter sees the pinned CPUs taken by earlier claims and
+   PciPassthroughFilter the devices. Their request-side preparation is
+   done once per flavor (:func:`prepare_checks`), their host checks before
+   every claim.
+3. The first candidate left is claimed (nova claims the host's first), and
+   the host consumes the instance (RAM, disk, vCPUs, instance counter, NUMA
+   cells, PCI pools: ``HostState.consume_from_request``).
+
+It stops at the first boot that finds no candidate or that a filter drops,
+or at :data:`MAX_FITS` (a flavor asking Placement for nothing would fit
+forever).
+"""
+
+from __future__ import annotations
+
+import copy
+import functools
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from nova_reshape.scheduler.filters.base import (
+    BaseHostFilter,
+    HostCheck,
+    PreparedHostFilter,
+    Verdict,
+)
+from nova_reshape.scheduler.host_state import HostState
+from nova_reshape.scheduler.request_spec import RequestSpec
+
+#: The count stops here (documented): a flavor asking for no resource fits without end.
+MAX_FITS = 10_000
+
+Candidate = Mapping[str, Any]
+
+
+class TreeRoom:
+    """Room left per (provider, class), from a candidates body's provider summaries,
+    less what this count claimed."""
+
+    def __init__(self, summaries: Mapping[str, Any]) -> None:
+        self.summaries = summaries
+        self.claimed: dict[tuple[str, str], int] = {}
+
+    def free(self, provider: str, resource_class: str) -> int:
+        figures = self.summaries.get(provider, {}).get("resources", {}).get(resource_class)
+        if figures is None:
+            return 0
+        return (int(figures["capacity"]) - int(figures["used"])
+                - self.claimed.get((provider, resource_class), 0))
+
+    def fits(self, candidate: Candidate) -> bool:
+        """Whether every amount of the allocation request fits in its provider's room."""
+        return all(amount <= self.free(provider, resource_class)
+                   for provider, entry in candidate["allocations"].items()
+                   for resource_class, amount in entry["resources"].items())
+
+    def claim(self, candidate: Candidate) -> None:
+        for provider, entry in candidate["allocations"].items():
+            for resource_class, amount in entry["resources"].items():
+                key = (provider, resource_class)
+                self.claimed[key] = self.claimed.get(key, 0) + amount
+
+
+def prepare_checks(filters: Sequence[BaseHostFilter], spec: RequestSpec) -> list[HostCheck]:
+    """The configured filters' per-host checks for boots of ``spec``, prepared once.
+
+    Every boot is a copy of ``spec`` (only consuming changes a boot's NUMA
+    topology, after its filters ran), so a built-in filter's request-side
+    preparation is the same for all of them; a filter that passes every
+    host for ``spec`` has no check. A third party's ``host_passes`` is
+    called per boot, as nova calls it.
+    """
+    checks: list[HostCheck] = []
+    for host_filter in filters:
+        if isinstance(host_filter, PreparedHostFilter):
+            check = host_filter.checker(spec)
+            if check is not None:
+                checks.append(check)
+        else:
+            checks.append(functools.partial(_passes, host_filter, spec))
+    return checks
+
+
+def _passes(host_filter: BaseHostFilter, spec: RequestSpec, host: HostState) -> Verdict:
+    return host_filter.host_passes(host, copy.copy(spec))
+
+
+def count_fits(host: HostState, candidates: Sequence[Candidate], spec: RequestSpec,
+               checks: Sequence[HostCheck], room: TreeRoom) -> int:
+    """How many boots of ``spec`` the host takes one after the other (see the module).
+
+    ``candidates``: the host's allocation requests as Placement answered the
+    first boot; ``checks``: :func:`prepare_checks`' for ``spec``. ``host`` is
+    consumed (use a HostState made for this count).
+    """
+    fits = 0
+    while fits < MAX_FITS:
+        left = [candidate for candidate in candidates if room.fits(candidate)]
+        if not left:
+            break
+        host.allocation_candidates = left
+        if not all(check(host) for check in checks):
+            break
+        room.claim(host.allocation_candidates[0])
+        # a new request: consuming rewrites its NUMA topology
+        host.consume_from_request(copy.copy(spec))
+        fits += 1
+    return fits

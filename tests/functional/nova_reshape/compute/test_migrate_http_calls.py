@@ -1,0 +1,154 @@
+"""Placement calls per node of a run over HTTP, counted by the service, on every engine.
+
+The service runs behind a request log (tests/fixtures/served.py), so every
+request that reaches it is counted whatever the client believes it sent.
+The run's own count must be the same: the run's reads of the whole cloud
+(its one listing of providers, the traits in use and the providers holding
+each, the sharing providers) plus each node's ``calls``. Each node's calls
+are asserted from what they are for, no total written down:
+
+* check: per provider its inventories and allocations (2 P); plus, for a
+  node whose plan moves allocations, the whole body of each consumer moved
+  (and of no other);
+* write: one listing of the tree showing it as checked (so the checked
+  state is written, not read again), the plan's writes, and the read-back
+  of the tree as written: its listing, then per provider its inventories
+  and allocations (1 + 2 P after), no consumer read.
+
+An unchanged node costs its check read alone.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from nova_reshape.compute import migrate
+from nova_reshape.transport import http_placement
+from nova_reshape.virt.host import load_hosts
+from tests.fixtures.config import make_conf
+from tests.fixtures.served import served
+from tests.functional.nova_reshape.compute.test_migrate_calls import HOSTS, _deployment
+from tests.functional.nova_reshape.conftest import ADMIN_HEADERS
+from tests.functional.nova_reshape.migrate_helpers import shown_simulation
+
+
+def _run(db_url, out, progress=None):
+    """The run over HTTP: its results, its own count and the service's."""
+    with served(make_conf(db_url)) as (url, log):
+        client = http_placement(url, token="admin", headers=ADMIN_HEADERS)
+        try:
+            run = migrate.Migration(client, load_hosts([out]),
+                                    migrate.Settings(show=shown_simulation),
+                                    progress=progress)
+            results = run.run()
+        finally:
+            client.close()
+        return results, run.calls, len(log), _cloud_reads(log.requests)
+
+
+def _providers(tree, result) -> int:
+    return len(tree.get_provider_uuids(result.nodename))
+
+
+def _check_read(simulation, result) -> int:
+    return 2 * _providers(simulation.tree_before, result)
+
+
+def _moved(simulation) -> int:
+    return len(simulation.plan.allocations) if simulation.plan.reshape else 0
+
+
+def _expected_changed(result) -> int:
+    simulation = result.detail
+    read_back = 1 + 2 * _providers(simulation.tree_after, result)
+    return _check_read(simulation, result) + _moved(simulation) + 1 + result.writes + read_back
+
+
+#: The run's reads of the whole cloud (never a node's).
+CLOUD_READS = ("/resource_providers", "/traits?associated=true",
+               "/resource_providers?required=")
+
+
+def _cloud_reads(requests) -> int:
+    return sum(1 for method, path in requests
+               if method == "GET" and (path in CLOUD_READS[:2]
+                                       or path.startswith(CLOUD_READS[2])))
+
+
+@pytest.mark.parametrize("gpus", [4, 1, 0])
+def test_over_http_a_node_costs_its_reads_and_writes_and_the_service_agrees(
+        db_url, tmp_path, gpus):
+    out = _deployment(db_url, tmp_path, gpus)
+    results, calls, served_requests, cloud = _run(db_url, out)
+    changed = [r for r in results if r.status in ("migrated", "updated")]
+    assert len(changed) == HOSTS - 1, [(r.nodename, r.status, r.error) for r in results]
+    for result in changed:
+        assert not result.violations, result.violations
+        assert result.calls == _expected_changed(result), result.nodename
+        if gpus:
+            assert result.status == "migrated"
+            assert 0 < len(result.detail.plan.allocations) <= 6  # this node's instances
+    assert served_requests == calls == cloud + sum(r.calls for r in results)
+
+    again, calls, served_requests, cloud = _run(db_url, out)
+    assert {r.status for r in again} == {"unchanged", "skipped"}
+    for result in again:
+        if result.status == "unchanged":
+            assert result.writes == 0
+            assert result.calls == _check_read(result.detail, result), result.nodename
+    assert served_requests == calls == cloud + sum(r.calls for r in again)
+
+
+def test_over_http_a_tree_changed_after_its_check_is_read_and_planned_again(db_url, tmp_path):
+    """The checked state is written only while the tree's listing shows every
+    provider at the generation read; another writer between check and write
+    makes the node be read again (and planned from what it reads)."""
+    out = _deployment(db_url, tmp_path, gpus=1)
+    touched: list[str] = []
+    theirs: list[int] = []  # the other writer's requests, by their place in the log
+    logs = []
+
+    def another_writer(phase, done, total):
+        if phase != "check" or done != total or touched:
+            return
+        placement, log = http_client[0], logs[0]
+        start = len(log)
+        listing = placement.get("/resource_providers", microversion="1.14").json()
+        root = sorted((p["name"], p["uuid"], p["generation"])
+                      for p in listing["resource_providers"]
+                      if p["parent_provider_uuid"] is None)[0]
+        response = placement.put(f"/resource_providers/{root[1]}/aggregates", json={
+            "aggregates": [], "resource_provider_generation": root[2]}, microversion="1.19")
+        assert response.status_code == 200, response.text
+        touched.append(root[0])
+        theirs.extend(range(start, len(log)))
+
+    with served(make_conf(db_url)) as (url, log):
+        logs.append(log)
+        http_client = [http_placement(url, token="admin", headers=ADMIN_HEADERS)]
+        client = http_placement(url, token="admin", headers=ADMIN_HEADERS)
+        run = migrate.Migration(client, load_hosts([out]),
+                                migrate.Settings(show=shown_simulation),
+                                progress=another_writer)
+        results = run.run()
+        client.close()
+        http_client[0].close()
+        requests = len(log)
+        run_requests = [request for index, request in enumerate(log.requests)
+                        if index not in theirs]
+    assert touched
+    by_name = {r.nodename: r for r in results}
+    raced = by_name[touched[0]]
+    assert raced.status == "migrated" and not raced.violations, raced.error
+    others = [r for r in results if r.status == "migrated" and r is not raced]
+    assert others
+    # Read again in full before the write, as the report client reads (the tree's
+    # listing, inventories, aggregates, traits and allocations of each provider)
+    # and its moved consumers again: its calls exceed an undisturbed node's by that
+    # read (the other writer's 2 requests are not the run's).
+    simulation = raced.detail
+    again = 1 + 4 * _providers(simulation.tree_before, raced) + _moved(simulation)
+    assert raced.calls == _expected_changed(raced) + again
+    assert len(theirs) == 2
+    assert requests == run.calls + 2
+    assert run.calls == _cloud_reads(run_requests) + sum(r.calls for r in results)

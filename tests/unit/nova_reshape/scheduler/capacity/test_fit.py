@@ -1,0 +1,83 @@
+"""The count of one host: Placement room per provider, filters again before every claim."""
+
+from __future__ import annotations
+
+from nova_reshape.nova.flavor import Flavor
+from nova_reshape.scheduler.capacity.fit import TreeRoom, count_fits, prepare_checks
+from nova_reshape.scheduler.config import SchedulerConfig
+from nova_reshape.scheduler.filters.base import BaseHostFilter
+from nova_reshape.scheduler.live.request import spec_for_flavor
+from nova_reshape.scheduler.pipeline import FilterScheduler
+from nova_reshape.scheduler.scenario import build_host_state
+from tests.unit.nova_reshape.scheduler.helpers import NOW
+
+SUMMARIES = {
+    "root": {"resources": {"VCPU": {"capacity": 16, "used": 2},
+                           "MEMORY_MB": {"capacity": 8192, "used": 0}}},
+    "gpu0": {"resources": {"VGPU": {"capacity": 4, "used": 1}}},
+    "gpu1": {"resources": {"VGPU": {"capacity": 2, "used": 0}}},
+}
+
+
+def candidate(gpu: str, vgpus: int = 1) -> dict:
+    return {"allocations": {"root": {"resources": {"VCPU": 1, "MEMORY_MB": 512}},
+                            gpu: {"resources": {"VGPU": vgpus}}}, "mappings": {}}
+
+
+def test_room_is_capacity_less_used_less_claimed():
+    room = TreeRoom(SUMMARIES)
+    assert room.free("gpu0", "VGPU") == 3 and room.free("gpu0", "PCPU") == 0
+    room.claim(candidate("gpu0", 2))
+    assert room.free("gpu0", "VGPU") == 1 and room.free("root", "VCPU") == 13
+    assert room.fits(candidate("gpu0")) and not room.fits(candidate("gpu0", 2))
+
+
+def test_multi_create_fills_both_children_one_class_from_one_provider():
+    spec = spec_for_flavor(Flavor("g", 1, 512), SchedulerConfig())
+    host = build_host_state({"host": "cmp", "vcpus": 16, "memory_mb": 8192}, now=NOW)
+    two_each = [candidate("gpu0", 2), candidate("gpu1", 2)]
+    # gpu0 has 3 free (one pair), gpu1 2 free (one pair): a pair never spans both
+    assert count_fits(host, two_each, spec, [],
+                      TreeRoom(SUMMARIES)) == 2
+    one_each = [candidate("gpu0"), candidate("gpu1")]
+    host = build_host_state({"host": "cmp", "vcpus": 16, "memory_mb": 8192}, now=NOW)
+    assert count_fits(host, one_each, spec, [],
+                      TreeRoom(SUMMARIES)) == 5
+
+
+def test_filters_run_again_before_every_claim():
+    conf = SchedulerConfig({"filter_scheduler": {"enabled_filters": ["NumInstancesFilter"],
+                                                 "max_instances_per_host": 3}})
+    spec = spec_for_flavor(Flavor("g", 1, 512), conf)
+    host = build_host_state({"host": "cmp", "vcpus": 16, "memory_mb": 8192,
+                             "num_instances": 1}, now=NOW)
+    checks = prepare_checks(FilterScheduler(conf).filters, spec)
+    assert count_fits(host, [candidate("gpu0"), candidate("gpu1")], spec, checks,
+                      TreeRoom(SUMMARIES)) == 2
+    assert host.num_instances == 3
+
+
+def test_pinned_guests_counted_by_free_dedicated_cpus():
+    conf = SchedulerConfig({"filter_scheduler": {"enabled_filters": ["NUMATopologyFilter"]}})
+    spec = spec_for_flavor(Flavor("p", 2, 512, extra_specs={"hw:cpu_policy": "dedicated"}),
+                           conf)
+    topology = {"cells": [{"id": 0, "cpuset": [0, 1, 2, 3, 4, 5], "pcpuset": [0, 1, 2, 3, 4],
+                           "memory": 8192}]}
+    host = build_host_state({"host": "cmp", "vcpus": 16, "memory_mb": 8192,
+                             "numa_topology": topology}, now=NOW)
+    vcpu_only = [{"allocations": {"root": {"resources": {"VCPU": 2}}}, "mappings": {}}]
+    # Placement alone would take 7 (14 VCPU free); five dedicated CPUs take two guests
+    checks = prepare_checks(FilterScheduler(conf).filters, spec)
+    assert count_fits(host, vcpu_only, spec, checks, TreeRoom(SUMMARIES)) == 2
+
+
+def test_a_third_party_filter_is_asked_per_boot():
+    class EveryOther(BaseHostFilter):
+        def host_passes(self, host_state, spec_obj):
+            return host_state.num_instances < 2
+
+    spec = spec_for_flavor(Flavor("g", 1, 512), SchedulerConfig())
+    host = build_host_state({"host": "cmp", "vcpus": 16, "memory_mb": 8192}, now=NOW)
+    checks = prepare_checks([EveryOther()], spec)
+    assert count_fits(host, [candidate("gpu0"), candidate("gpu1")], spec, checks,
+                      TreeRoom(SUMMARIES)) == 2
