@@ -87,7 +87,8 @@ def bench(args: argparse.Namespace, directory: str) -> dict[str, Any]:
     return {"engine": args.engine, "nodes": args.nodes, "instances": args.instances,
             "load_average": round(load, 1), "rebuild_seconds": seconds,
             "rebuild_cpu_seconds": cpu, "rebuild_exit": code,
-            "summary": tail.strip().splitlines()[-1],
+            "summary": next((line for line in tail.splitlines() if "tree(s) built" in line),
+                            tail.strip().splitlines()[-1]),
             "heal_after_seconds": again_seconds, "heal_after_exit": again}
 
 

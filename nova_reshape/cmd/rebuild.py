@@ -10,19 +10,22 @@
 Into an EMPTY Placement database (placement.conf's ``[placement_database]
 connection`` of ``--config-file``, else nova.conf's): every compute node's
 tree in the target release's shape, then every instance's allocations on
-it (:mod:`nova_reshape.consistency.rebuild`). nova's databases are read
-as ``migrate_compute_inventory`` and ``heal_allocations`` read them
-(every cell ``--nova-api-database``, else nova.conf's ``[api_database]
+it, then nova's host aggregates on the roots
+(:mod:`nova_reshape.consistency.rebuild`). nova's databases are read as
+``migrate_compute_inventory`` and ``heal_allocations`` read them (every
+cell ``--nova-api-database``, else nova.conf's ``[api_database]
 connection``, maps; ``--cell`` limits them), with ``--collected`` and
 ``--cyborg-database`` as for ``describe_hosts``. What nova's databases do
 not hold is said once, on stderr. See docs/consistency.md.
 
-Exit status: 0 rebuilt; 1 a database could not be read or Placement
-refused a write (the database is then partly filled: empty it again, see
-the docs); 2 bad input (options, nova.conf, a URL, a database that does
-not exist or was never synced); 3 refused, nothing written (the Placement
-database is not empty, the sources disagree, or a node fails the
-migration's pre-flight); 130/143 SIGINT/SIGTERM.
+Exit status: 0 rebuilt (hosts sync_aggregates could not place are listed,
+as it lists them); 1 a database could not be read, Placement refused a
+write, or the heal or the aggregates' sync stopped (the database is then
+partly filled: empty it again, see the docs); 2 bad input (options,
+nova.conf, a URL, a database that does not exist or was never synced);
+3 refused, nothing written (the Placement database is not empty, the
+sources disagree, or a node fails the migration's pre-flight); 130/143
+SIGINT/SIGTERM.
 """
 
 from __future__ import annotations
@@ -33,7 +36,7 @@ from typing import Any, TextIO
 
 import sqlalchemy as sa
 
-from nova_reshape.cmd import from_nova, nova_cells
+from nova_reshape.cmd import from_nova, nova_cells, sync_aggregates
 from nova_reshape.cmd.placement_access import database_conf, placement_opener
 from nova_reshape.cmd.refusal import (
     EXIT_OK,
@@ -53,10 +56,12 @@ from nova_reshape.cmd.request import (
     release_argument,
 )
 from nova_reshape.compute import first_start, migrate
+from nova_reshape.consistency import aggregates
 from nova_reshape.consistency import rebuild as rebuilding
 from nova_reshape.nova.conf.per_host import NovaConfigPaths
-from nova_reshape.novadb import cells
-from nova_reshape.novadb.readonly import DatabaseReadError
+from nova_reshape.novadb import api, cells
+from nova_reshape.novadb.holders import NodeRow
+from nova_reshape.novadb.readonly import DatabaseReadError, read_only
 from nova_reshape.progress import progress_callback
 from nova_reshape.virt import releases
 from nova_reshape.virt.host import Host
@@ -135,6 +140,23 @@ def read_cells(request: RebuildRequest, paths: NovaConfigPaths) -> cells.CellsSn
         raise database_refusal(error) from error
 
 
+def sync_plan(request: RebuildRequest, paths: NovaConfigPaths,
+              snapshot: cells.CellsSnapshot) -> aggregates.SyncPlan:
+    """sync_aggregates' plan: nova's host aggregates and host mappings (API database)
+    over the compute nodes of the cells read."""
+    url = request.source.api_url or nova_cells.nova_connections(paths).api_database or ""
+    try:
+        with read_only(url, api.WHAT) as connection:
+            found = api.aggregates_on(connection)
+            mapped = api.host_mappings_on(connection)
+    except DatabaseReadError as error:
+        raise database_refusal(error) from error
+    host_cells = {host: cell for cell, hosts in mapped.items() for host in hosts}
+    return aggregates.plan_sync(found, host_cells, {read.cell.uuid: [
+        NodeRow(node.uuid, node.host, node.hypervisor_hostname)
+        for node in read.snapshot.compute_nodes] for read in snapshot.cells})
+
+
 def new_nodes(snapshot: cells.CellsSnapshot,
               options: releases.DriverOptions) -> list[first_start.NewNode]:
     """Every compute node of the hosts read, with its service's flag and nova.conf."""
@@ -203,9 +225,10 @@ def rebuild(request: RebuildRequest, out: TextIO, err: TextIO) -> int:
     bars = progress_callback(err, force=request.progress)
     build = TreeBuilder(new_nodes(snapshot, options), hosts, options, bars)
     healed = None if bars is None else (lambda done, total: bars("heal", done, total))
+    plan = sync_plan(request, paths, snapshot)
     try:
         with paused_collection(), opener() as placement:
-            result = rebuilding.rebuild(snapshot.cells, placement, build, healed)
+            result = rebuilding.rebuild(snapshot.cells, placement, build, healed, plan)
     except KeyboardInterrupt as stop:
         raise Interruption(stop, "the Placement database is partly rebuilt: empty it "
                            "before running again") from None
@@ -218,8 +241,13 @@ def rebuild(request: RebuildRequest, out: TextIO, err: TextIO) -> int:
     out.write(f"{result.roots} compute node tree(s) built for nova {request.target.series} "
               f"({result.nodes} reshaped by the migration), {result.healed} instance(s) "
               "given allocations\n")
-    if not result.complete:
+    if not result.healed_all:
         raise Refusal(ExitClass.FAILED, f"heal_allocations stopped (nova's status "
                       f"{int(result.heal.outcome)}): {result.heal.message}; the database is "
+                      "partly rebuilt: empty it before running again")
+    if result.aggregates is not None:
+        sync_aggregates.write_outcome(result.aggregates, out, err)
+    if not result.complete:
+        raise Refusal(ExitClass.FAILED, "sync_aggregates stopped (above); the database is "
                       "partly rebuilt: empty it before running again")
     return EXIT_OK

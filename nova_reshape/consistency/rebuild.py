@@ -15,16 +15,17 @@ rebuild`` does the same in one offline step, in that order:
 2. **allocations**: heal_allocations over every cell with the nested
    placement (``--heal-nested``: each class on the provider of the tree
    that has it, VGPU on its GPU, held PCI devices on their providers),
-   since the trees already have the target shape (:func:`heal_everything`).
+   since the trees already have the target shape (:func:`heal_everything`);
+3. **aggregates**: sync_aggregates' plan (:mod:`.aggregates`: nova's host
+   aggregates as Placement aggregates on the compute roots) applied with
+   its own requests, when the command gives one.
 
 The steps that need the compute layer (the first start, the migration)
 are given to :func:`rebuild` by the command (``nova_reshape/cmd/rebuild.py``):
 this package sits beside ``compute/`` and does not import it.
 
 What nova's databases cannot tell is not invented; :data:`NOT_REBUILT`
-says it once. Aggregates (``sync_aggregates``) are not rebuilt yet: the
-operator runs ``nova-manage placement sync_aggregates`` once the API is up
-(docs/consistency.md).
+says it once.
 """
 
 from __future__ import annotations
@@ -33,6 +34,7 @@ import dataclasses
 from collections.abc import Callable, Iterable, Sequence
 from typing import Any
 
+from nova_reshape.consistency import aggregates as syncing
 from nova_reshape.consistency import heal as healing
 from nova_reshape.novadb.cells import CellRead
 from nova_reshape.virt.host import Host
@@ -45,24 +47,33 @@ NOT_REBUILT = (
     "creates them from Ironic at start); the allocations of Cyborg's bound accelerator "
     "requests (their providers are built with --cyborg-database; a device-profile "
     "flavor stops the heal as nova's does); the source-node allocations of moves in "
-    "progress (as nova's own rebuild loses them); host aggregates (run nova-manage "
-    "placement sync_aggregates once the API is up)")
+    "progress (as nova's own rebuild loses them)")
 
 
 @dataclasses.dataclass(frozen=True)
 class Rebuilt:
     """A finished rebuild: roots created, nodes brought to the target shape, instances
-    given allocations, and heal's result (its outcome and any stop line)."""
+    given allocations, heal's result (its outcome and any stop line) and the
+    aggregates' (None: not run, the heal stopped first or no plan was given)."""
 
     roots: int
     nodes: int
     healed: int
     heal: healing.Result
+    aggregates: syncing.SyncOutcome | None = None
+
+    @property
+    def healed_all(self) -> bool:
+        """Whether every instance heal_allocations would heal was healed."""
+        return self.heal.outcome in (healing.Outcome.HEALED, healing.Outcome.NOTHING)
 
     @property
     def complete(self) -> bool:
-        """Whether every instance heal_allocations would heal was healed."""
-        return self.heal.outcome in (healing.Outcome.HEALED, healing.Outcome.NOTHING)
+        """Whether the heal and the aggregates' writes all went through (hosts the
+        aggregates could not place, as sync_aggregates reports them, do not count)."""
+        stopped = self.aggregates is not None and (
+            self.aggregates.stopped or self.aggregates.plan.too_many)
+        return self.healed_all and not stopped
 
 
 def without_consumers(hosts: Iterable[Host]) -> list[Host]:
@@ -84,9 +95,14 @@ TreeBuilder = Callable[[Any], tuple[int, int]]
 
 
 def rebuild(cells: Sequence[CellRead], placement: Any, build_trees: TreeBuilder,
-            healed: Callable[[int, int], None] | None = None) -> Rebuilt:
-    """Build the trees (``build_trees(placement)``), then heal every instance onto
-    them. Raises what the steps raise; a heal that stops early is in the result."""
+            healed: Callable[[int, int], None] | None = None,
+            sync: syncing.SyncPlan | None = None) -> Rebuilt:
+    """Build the trees (``build_trees(placement)``), heal every instance onto them,
+    then (``sync`` given, the heal complete) add the aggregates' memberships. Raises
+    what the steps raise; a heal or a sync that stops early is in the result."""
     roots, nodes = build_trees(placement)
     result = heal_everything(cells, placement, healed)
-    return Rebuilt(roots=roots, nodes=nodes, healed=result.written, heal=result)
+    rebuilt = Rebuilt(roots=roots, nodes=nodes, healed=result.written, heal=result)
+    if sync is None or not rebuilt.healed_all:
+        return rebuilt
+    return dataclasses.replace(rebuilt, aggregates=syncing.apply_plan(placement, sync))

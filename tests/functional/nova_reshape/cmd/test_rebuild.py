@@ -14,6 +14,8 @@ from __future__ import annotations
 import dataclasses
 import pathlib
 
+import sqlalchemy as sa
+
 from nova_reshape.cmd import manage
 from nova_reshape.compute import migrate
 from nova_reshape.nova.conf.compute import load_nova_conf
@@ -101,18 +103,45 @@ def startup_writes_nothing(url, hosts_dir, nova_conf):
     assert helpers.placement_rows(url) == before
 
 
+def put_hosts_in_aggregates(cloud):
+    """cmp-1 and cmp-3 (two cells) in ``az1``, cmp-3 in ``fast`` too, beside the
+    fixture's hosts cmp-a and cmp-b, which no cell has."""
+    engine = sa.create_engine(cloud.api_url)
+    try:
+        with engine.begin() as connection:
+            connection.execute(api_fx.aggregate_hosts.insert(), [
+                {"id": 10, "aggregate_id": 1, "host": fx.CMP1},
+                {"id": 11, "aggregate_id": 1, "host": fx.CMP3},
+                {"id": 12, "aggregate_id": 2, "host": fx.CMP3}])
+    finally:
+        engine.dispose()
+
+
+def aggregates_of(url, root):
+    with PlacementDirect(make_conf(url)) as placement:
+        return sorted(helpers.ok(placement.get(f"/resource_providers/{root}/aggregates",
+                                               microversion="1.19"))["aggregates"])
+
+
 def test_the_rebuilt_placement_is_the_migrated_one(engine, tmp_path):
     with api_fx.nova_cloud(engine) as cloud:
+        put_hosts_in_aggregates(cloud)
         ref_trees, ref_allocations = reference(engine, cloud, tmp_path)
         url, conf = empty_placement(engine, tmp_path / "rebuilt")
         nova_conf = cloud.nova_conf(tmp_path / "nova.conf", pci=PCI)
         before = fx.checksums(cloud.cells["cell1"])
         code, text, err = rebuild("--config-file", conf, "--nova-config", nova_conf)
         assert code == 0, text + err
-        assert text.splitlines()[-1] == ("3 compute node tree(s) built for nova 2026.2 (2 "
+        assert text.splitlines()[-2] == ("3 compute node tree(s) built for nova 2026.2 (2 "
                                          "reshaped by the migration), 7 instance(s) given "
                                          "allocations")
         assert err.count("note: not rebuilt") == 1 and "Neutron's agent providers" in err
+        assert text.splitlines()[-1] == "3 provider aggregate membership(s) added"
+        assert ("hosts in host aggregates without a host mapping in nova's API database "
+                "(run 'nova-manage cell_v2 discover_hosts'): cmp-a, cmp-b") in err
+        assert aggregates_of(url, fx.CMP1_UUID) == [api_fx.AZ1_UUID]
+        assert aggregates_of(url, fx.CMP3_UUID) == sorted([api_fx.AZ1_UUID, api_fx.FAST_UUID])
+        assert aggregates_of(url, fx.CMP2_UUID) == []
         trees, allocations = helpers.named_state(url, ROOTS, INSTANCES)
         sets_unknown = without_cpu_sets(tmp_path / "files-hosts")
         assert sets_unknown == {"cmp-3.example.org"}
@@ -140,6 +169,11 @@ def test_the_rebuilt_placement_is_the_migrated_one(engine, tmp_path):
                               "--nova-config", nova_conf, "--heal-nested",
                               "--skip-port-allocations")
         assert code == 4, text + err
+        rows = helpers.placement_rows(url)
+        code, text, err = run("--config-file", conf, "placement", "sync_aggregates",
+                              "--nova-config", nova_conf)
+        assert code == 4 and text == "0 provider aggregate membership(s) added\n", text + err
+        assert helpers.placement_rows(url) == rows
         assert fx.checksums(cloud.cells["cell1"]) == before
 
 

@@ -48,3 +48,26 @@ def test_a_heal_that_stops_leaves_the_rebuild_incomplete():
     assert not rebuild.Rebuilt(1, 1, 0, stopped).complete
     nothing = healing.Result(healing.Outcome.NOTHING, healing.Plan())
     assert rebuild.Rebuilt(1, 0, 0, nothing).complete
+
+
+def test_the_aggregates_follow_a_complete_heal_only(monkeypatch):
+    from nova_reshape.consistency import aggregates
+
+    outcomes = iter([healing.Outcome.NOTHING, healing.Outcome.UNSUPPORTED])
+    monkeypatch.setattr(healing, "heal", lambda cells, placement, options, done=None:
+                        healing.Result(next(outcomes), healing.Plan(), 0, "stop"))
+    applied = []
+
+    def apply_plan(placement, plan, done=None):
+        applied.append(plan)
+        return aggregates.SyncOutcome(plan=plan)
+
+    monkeypatch.setattr(aggregates, "apply_plan", apply_plan)
+    plan = aggregates.SyncPlan()
+    done = rebuild.rebuild([], object(), lambda placement: (0, 0), sync=plan)
+    assert applied == [plan] and done.aggregates.plan is plan and done.complete
+    stopped = rebuild.rebuild([], object(), lambda placement: (0, 0), sync=plan)
+    assert applied == [plan] and stopped.aggregates is None and not stopped.complete
+    stopped_sync = dataclasses.replace(done, aggregates=aggregates.SyncOutcome(
+        plan=plan, stopped=(aggregates.SyncStatus.WRITE_FAILED, "refused")))
+    assert stopped_sync.healed_all and not stopped_sync.complete
