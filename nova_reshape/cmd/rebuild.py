@@ -36,6 +36,7 @@ from typing import Any, TextIO
 
 import sqlalchemy as sa
 
+from nova_reshape import exception
 from nova_reshape.cmd import from_nova, nova_cells, sync_aggregates
 from nova_reshape.cmd.placement_access import database_conf, placement_opener
 from nova_reshape.cmd.refusal import (
@@ -58,6 +59,7 @@ from nova_reshape.cmd.request import (
 from nova_reshape.compute import first_start, migrate
 from nova_reshape.consistency import aggregates
 from nova_reshape.consistency import rebuild as rebuilding
+from nova_reshape.consistency.placement_reads import PlacementReadError
 from nova_reshape.nova.conf.per_host import NovaConfigPaths
 from nova_reshape.novadb import api, cells
 from nova_reshape.novadb.holders import NodeRow
@@ -232,7 +234,7 @@ def rebuild(request: RebuildRequest, out: TextIO, err: TextIO) -> int:
     except KeyboardInterrupt as stop:
         raise Interruption(stop, "the Placement database is partly rebuilt: empty it "
                            "before running again") from None
-    except sa.exc.SQLAlchemyError as error:
+    except (sa.exc.SQLAlchemyError, PlacementReadError, exception.NovaException) as error:
         raise Refusal(ExitClass.FAILED, f"Placement: {service.one_line(error)}; the database "
                       "is partly rebuilt: empty it before running again") from error
     finally:

@@ -271,3 +271,21 @@ def test_sigterm_while_healing_is_one_line_and_exit_143(tmp_path, monkeypatch):
     [line] = [line for line in err.splitlines() if "error:" in line]
     assert "interrupted by SIGTERM; the Placement database is partly rebuilt" in line
     assert err.count("\n") == 2  # the note said once, then the one line
+
+
+def test_a_write_placement_refuses_is_one_line_and_exit_1(tmp_path, monkeypatch):
+    from nova_reshape import exception
+    from nova_reshape.compute import first_start
+
+    def refused(placement, nodes, done=None):
+        raise exception.ResourceProviderCreationFailed(name="cmp-1.example.org")
+
+    monkeypatch.setattr(first_start, "create_roots", refused)
+    with api_fx.nova_cloud("sqlite") as cloud:
+        url, conf = empty_placement("sqlite", tmp_path / "p")
+        code, text, err = rebuild("--config-file", conf, "--nova-config",
+                                  cloud.nova_conf(tmp_path / "n.conf", pci=PCI))
+    assert code == manage.EXIT_FAILED, text + err
+    [line] = [line for line in err.splitlines() if "error:" in line]
+    assert "cmp-1.example.org" in line and "partly rebuilt: empty it" in line
+    assert "Traceback" not in err
