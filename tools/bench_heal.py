@@ -206,20 +206,31 @@ def bench(args: argparse.Namespace, directory: str) -> dict[str, Any]:
             "second_run_exit": again_code}
 
 
-def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+def add_scale_arguments(parser: argparse.ArgumentParser) -> None:
+    """``--nodes``, ``--instances``, ``--engine``, ``--server`` (also tools/bench_rebuild.py's)."""
     parser.add_argument("--nodes", type=int, default=10000)
     parser.add_argument("--instances", type=int, default=100000)
-    parser.add_argument("--missing-every", type=int, default=10,
-                        help="every N-th instance has no allocations (default 10)")
     parser.add_argument("--engine", choices=["sqlite", "postgresql", "mysql"],
                         default="sqlite")
     parser.add_argument("--server", help="database server URL (no database part)")
-    args = parser.parse_args(argv)
-    with tempfile.TemporaryDirectory(prefix="bench-heal-") as directory:
-        report = bench(args, directory)
+
+
+def printed(run: Any, args: argparse.Namespace, prefix: str) -> dict[str, Any]:
+    """``run(args, directory)`` in a temporary directory; its report printed as JSON."""
+    with tempfile.TemporaryDirectory(prefix=prefix) as directory:
+        report = run(args, directory)
     json.dump(report, sys.stdout, indent=2)
     sys.stdout.write("\n")
+    return report
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    add_scale_arguments(parser)
+    parser.add_argument("--missing-every", type=int, default=10,
+                        help="every N-th instance has no allocations (default 10)")
+    args = parser.parse_args(argv)
+    report = printed(bench, args, "bench-heal-")
     ok = (report["heal_exit"] == 0 and report["second_run_exit"] == 4
           and report["dry_run_exit"] == 4
           and report["healed"] == report["missing"] + report["wrong_owner"])

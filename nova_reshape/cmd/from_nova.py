@@ -13,6 +13,7 @@ docs/migrate-compute-inventory.md.
 from __future__ import annotations
 
 import dataclasses
+from collections.abc import Iterable
 from typing import TextIO
 
 from nova_reshape.cmd import nova_cells, output
@@ -21,10 +22,12 @@ from nova_reshape.cmd.request import MigrateRequest, NovaDatabase, OutputFormat
 from nova_reshape.compute.preflight import Finding
 from nova_reshape.hostfacts import collected as collected_mod
 from nova_reshape.hostfacts import conflicts, describe
-from nova_reshape.nova.conf.per_host import HostConfs
+from nova_reshape.nova.conf.per_host import HostConfs, NovaConfigPaths, load_host_confs
+from nova_reshape.nova.errors import NovaConfError
 from nova_reshape.novadb import cyborg
 from nova_reshape.novadb.cells import CellsSnapshot
 from nova_reshape.novadb.readonly import DatabaseReadError
+from nova_reshape.virt import releases
 from nova_reshape.virt.host import Host, HostDescriptionError, parse_host
 
 
@@ -83,3 +86,23 @@ def hosts_from_nova(request: MigrateRequest, source: NovaDatabase, snapshot: Cel
         raise Refusal(ExitClass.REFUSED, f"{len(described.findings)} conflict(s) between the "
                       "sources; nothing written", described.findings)
     return described.hosts
+
+
+def host_confs(paths: NovaConfigPaths, hosts: Iterable[str]) -> HostConfs:
+    """Each host's nova.conf (``--nova-config``); a refusal for an unreadable one."""
+    try:
+        return load_host_confs(paths, hosts)
+    except NovaConfError as error:
+        raise Refusal(ExitClass.BAD_INPUT, str(error)) from error
+
+
+def driver_options(migrate_request: MigrateRequest, confs: HostConfs = HostConfs(),
+                   hosts: Iterable[Host] = ()) -> releases.DriverOptions:
+    """The shims' options, with the nova.conf common to every host and, per node of
+    ``hosts`` whose host has its own, that one."""
+    node_confs = {node.nodename: confs.by_host[host.host] for host in hosts
+                  if host.host in confs.by_host for node in host.nodes}
+    return releases.DriverOptions(target=migrate_request.target,
+                                  numa_in_placement=migrate_request.numa_in_placement,
+                                  allow_vgpu_mismatch=migrate_request.allow_vgpu_mismatch,
+                                  nova_conf=confs.default, node_confs=node_confs)

@@ -75,11 +75,13 @@ from nova_reshape.cmd import (
     nova_cells,
     output,
     placement_rights,
+    rebuild,
     report_file,
     request,
     scheduling,
     sync_aggregates,
 )
+from nova_reshape.cmd.from_nova import driver_options, host_confs
 from nova_reshape.cmd.placement_access import (  # noqa: F401 - re-exported
     check_placement_database,
     open_database,
@@ -102,8 +104,7 @@ from nova_reshape.cmd.refusal import (  # noqa: F401 - the exit statuses, re-exp
 )
 from nova_reshape.cmd.request import HostFiles, MigrateRequest, NovaDatabase
 from nova_reshape.compute import conf_check, migrate, parallel
-from nova_reshape.nova.conf.per_host import HostConfs, NovaConfigPaths, load_host_confs
-from nova_reshape.nova.errors import NovaConfError
+from nova_reshape.nova.conf.per_host import NovaConfigPaths
 from nova_reshape.progress import progress_callback
 from nova_reshape.virt import releases
 from nova_reshape.virt.described import nodes_of
@@ -131,6 +132,7 @@ def build_parser() -> argparse.ArgumentParser:
     heal.add_parser(actions)
     audit.add_parser(actions)
     sync_aggregates.add_parser(actions)
+    rebuild.add_parser(actions)
     describe.add_parser(actions)
     collect.add_parser(categories)
     return parser
@@ -143,26 +145,6 @@ def _bad_input(message: str) -> Refusal:
 def exit_code(results: Sequence[migrate.NodeResult]) -> int:
     """The run's exit status from its nodes' statuses."""
     return exit_for({result.status for result in results})
-
-
-def host_confs(paths: NovaConfigPaths, hosts: Iterable[str]) -> HostConfs:
-    """Each host's nova.conf (``--nova-config``); a refusal for an unreadable one."""
-    try:
-        return load_host_confs(paths, hosts)
-    except NovaConfError as error:
-        raise _bad_input(str(error)) from error
-
-
-def driver_options(migrate_request: MigrateRequest, confs: HostConfs = HostConfs(),
-                   hosts: Sequence[Host] = ()) -> releases.DriverOptions:
-    """The shims' options, with the nova.conf common to every host and, per node of
-    ``hosts`` whose host has its own, that one."""
-    node_confs = {node.nodename: confs.by_host[host.host] for host in hosts
-                  if host.host in confs.by_host for node in host.nodes}
-    return releases.DriverOptions(target=migrate_request.target,
-                                  numa_in_placement=migrate_request.numa_in_placement,
-                                  allow_vgpu_mismatch=migrate_request.allow_vgpu_mismatch,
-                                  nova_conf=confs.default, node_confs=node_confs)
 
 
 class Inputs(NamedTuple):

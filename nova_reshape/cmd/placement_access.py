@@ -40,11 +40,11 @@ def open_http(url: str, token: str | None, headers: dict[str, str]) -> Iterator[
 def open_database(config_files: Sequence[str], nova_connection: str | None = None,
                   ) -> Iterator[Any]:
     """The Placement application in-process on the configured database."""
-    with open_direct(_database_conf(config_files, nova_connection)) as client:
+    with open_direct(database_conf(config_files, nova_connection)) as client:
         yield client
 
 
-def _database_conf(config_files: Sequence[str], nova_connection: str | None = None) -> Any:
+def database_conf(config_files: Sequence[str], nova_connection: str | None = None) -> Any:
     """placement.conf ``config_files``; where they name no database, nova.conf's
     ``[placement_database] connection`` (``nova_connection``: releases before Stein
     served Placement from nova), else a refusal."""
@@ -101,5 +101,5 @@ def placement_opener(access: PlacementAccess,
         raise _bad_input("give --config-file (a placement.conf naming the database), "
                          "--placement-url, or a --nova-config whose [placement_database] "
                          "connection names it")
-    check_placement_database(_database_conf(access.config_files, nova_connection))
+    check_placement_database(database_conf(access.config_files, nova_connection))
     return functools.partial(open_database, list(access.config_files), nova_connection)

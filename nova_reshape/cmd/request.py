@@ -230,12 +230,17 @@ def add_nova_arguments(parser: argparse.ArgumentParser, sources: Any) -> None:
                         help="Cyborg's database (read only), for accelerators")
 
 
-def _add_target_arguments(parser: argparse.ArgumentParser) -> None:
+def release_argument(parser: argparse.ArgumentParser) -> None:
+    """``--target-release``: the nova release whose shape the trees get."""
     parser.add_argument(
         "--target-release", type=_release, default=releases.DEFAULT_TARGET, metavar="RELEASE",
         help="the nova release about to start (number, series or name; default "
         f"{releases.DEFAULT_TARGET.number}, {releases.DEFAULT_TARGET.series}): only the "
         "reshapes its compute performs are done")
+
+
+def _add_target_arguments(parser: argparse.ArgumentParser) -> None:
+    release_argument(parser)
     parser.add_argument(
         "--numa-in-placement", action="store_true",
         help="make one child provider per NUMA cell holding its CPUs and memory (no nova "

@@ -98,6 +98,27 @@ def import_tables(source: sa.engine.Engine, target: Database, source_name: str) 
     return result
 
 
+#: The tables whose rows are Placement's data: a database holding none of them is
+#: empty for a command that fills it (``nova-reshape-manage placement rebuild``).
+DATA_TABLES = ("resource_providers", "consumers")
+
+
+def data_held(engine: sa.engine.Engine) -> dict[str, int]:
+    """Rows of each of :data:`DATA_TABLES` the database at ``engine`` holds (those
+    with none left out: empty means empty); read-only. Unlike :func:`import_tables`,
+    which needs a database without tables, the schema itself may be there."""
+    present = set(sa.inspect(engine).get_table_names())
+    held = {}
+    with engine.connect() as connection:
+        for name in DATA_TABLES:
+            if name in present:
+                count = connection.execute(sa.select(sa.func.count()).select_from(
+                    sa.table(name))).scalar_one()
+                if count:
+                    held[name] = count
+    return held
+
+
 def _source_tables(reading: Connection, source_name: str) -> list[str]:
     present = set(sa.inspect(reading).get_table_names())
     for name in NOVA_API_TABLES:

@@ -80,6 +80,11 @@ CONSISTENCY_FIGURES = _json_figures("audit_seconds", "audit_delete_seconds",
                                     "audit_clean_seconds", "sync_aggregates_seconds",
                                     "sync_aggregates_clean_seconds")
 
+REBUILD = ("--nodes", "3", "--instances", "30")
+REBUILD_FIGURES = _json_figures("rebuild_seconds", "heal_after_seconds") + (
+    r'"rebuild_exit": 0', r'3 compute node tree\(s\) built for nova [0-9.]+ \(3 reshaped by '
+    r'the migration\), 30 instance\(s\) given allocations', r'"heal_after_exit": 4')
+
 
 def _on(variable: str) -> tuple[str, ...]:
     """``--server`` arguments naming the server of ``variable`` (empty when unset)."""
@@ -128,6 +133,11 @@ BENCHES = [
           HEAL_FIGURES, ENV_POSTGRESQL, "postgresql"),
     Bench("bench_heal.py", (*HEAL, "--engine", "mysql", *_on(ENV_MYSQL)),
           HEAL_FIGURES, ENV_MYSQL, "mysql"),
+    Bench("bench_rebuild.py", REBUILD, REBUILD_FIGURES),
+    Bench("bench_rebuild.py", (*REBUILD, "--engine", "postgresql", *_on(ENV_POSTGRESQL)),
+          REBUILD_FIGURES, ENV_POSTGRESQL, "postgresql"),
+    Bench("bench_rebuild.py", (*REBUILD, "--engine", "mysql", *_on(ENV_MYSQL)),
+          REBUILD_FIGURES, ENV_MYSQL, "mysql"),
     Bench("bench_candidates_limit.py", ("--bench-dir", os.environ.get(ENV_BENCH_DIR, ""),
                                         "--count", "10", "--limits", "5", "--samples", "1",
                                         "--warmup", "0"),

@@ -144,3 +144,26 @@ def test_a_source_that_cannot_be_read_is_one_line(databases, capsys, tmp_path, s
     assert url in err[0]
     assert table_names(target) == []
     assert not missing.exists() and not missing.parent.exists()
+
+
+def test_data_held_counts_providers_and_consumers_not_tables(engine, tmp_path):
+    with empty_database(engine, tmp_path) as url:
+        sql = sa.create_engine(url)
+        try:
+            assert importer.data_held(sql) == {}  # no table at all
+            with PlacementDirect(make_conf(url, placement_database={
+                    "sync_on_startup": True})) as placement:
+                assert importer.data_held(sql) == {}  # synced, empty
+                ok(placement.post("/resource_providers", json={"name": "rp"}))
+                assert importer.data_held(sql) == {"resource_providers": 1}
+                rp = ok(placement.get("/resource_providers"))["resource_providers"][0]
+                ok(placement.put(f"/resource_providers/{rp['uuid']}/inventories", json={
+                    "resource_provider_generation": 0,
+                    "inventories": {"VCPU": {"total": 2}}}))
+                ok(placement.put("/allocations/11111111-1111-4111-8111-111111111111", json={
+                    "allocations": {rp["uuid"]: {"resources": {"VCPU": 1}}},
+                    "project_id": "p", "user_id": "u"}, headers={
+                        "OpenStack-API-Version": "placement 1.12"}))
+                assert importer.data_held(sql) == {"resource_providers": 1, "consumers": 1}
+        finally:
+            sql.dispose()
