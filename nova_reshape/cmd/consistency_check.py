@@ -30,7 +30,6 @@ from nova_reshape.cmd.refusal import PROGRAM, ExitClass, Refusal, database_refus
 from nova_reshape.cmd.request import HostFiles, MigrateRequest, NovaDatabase
 from nova_reshape.compute import parallel
 from nova_reshape.compute.preflight import Finding
-from nova_reshape.consistency import placement_io
 from nova_reshape.consistency import preflight as consistency
 from nova_reshape.consistency.nova_side import NovaHolders
 from nova_reshape.consistency.placement_reads import PlacementReadError
@@ -81,8 +80,9 @@ def _api_cells(query: cells.CellsQuery) -> NovaRead:
     return NovaRead(NovaHolders.from_cells(each, selected=bool(query.cells)), snapshot.cells)
 
 
-def read_nova(request: MigrateRequest, hosts: Sequence[Host]) -> NovaRead | None:
-    """nova's side for the run's hosts; None when no nova database is known."""
+def read_nova(request: MigrateRequest,
+              nodes: Sequence[consistency.CoveredNode]) -> NovaRead | None:
+    """nova's side for the run's nodes; None when no nova database is known."""
     paths = NovaConfigPaths(request.nova_configs)
     connections = nova_cells.nova_connections(paths)
     try:
@@ -99,26 +99,26 @@ def read_nova(request: MigrateRequest, hosts: Sequence[Host]) -> NovaRead | None
                 return _api_cells(cells.CellsQuery(
                     api_url=connections.api_database,
                     default_connection=connections.database,
-                    hosts=tuple(sorted({host.host for host in hosts if host.host}))))
+                    hosts=tuple(sorted({node.host for node in nodes if node.host}))))
     except DatabaseReadError as error:
         raise database_refusal(error) from error
     return None
 
 
-def findings(checked: consistency.Checked) -> list[Finding]:
+def findings(found: Sequence[consistency.Inconsistency]) -> list[Finding]:
     """The check's findings as the migration's pre-flight findings."""
     return [Finding(str(item.kind), item.node, item.what, consumer=item.consumer,
                     provider=item.provider, command=item.command)
-            for item in checked.findings]
+            for item in found]
 
 
-def run(request: MigrateRequest, opener: parallel.Opener, hosts: Sequence[Host],
-        err: TextIO) -> None:
-    """The check (see the module): a refusal (exit 3) for its findings; a warning for
-    consumers another project or user holds, and when no nova database is known."""
+def run(request: MigrateRequest, opener: parallel.Opener,
+        nodes: Sequence[consistency.CoveredNode], err: TextIO) -> None:
+    """The check of ``nodes`` (:func:`covered_nodes`; see the module): a refusal
+    (exit 3) for its findings; a warning when no nova database is known."""
     if not request.consistency_check:
         return
-    nova = read_nova(request, hosts)
+    nova = read_nova(request, nodes)
     if nova is None:
         err.write(NOT_RUN)
         return
@@ -126,9 +126,8 @@ def run(request: MigrateRequest, opener: parallel.Opener, hosts: Sequence[Host],
                              unit="providers")
     try:
         with opener() as placement:
-            state = placement_io.PlacementState(placement)
-            checked = consistency.check(
-                placement, nova.holders, nova.cells, state, covered_nodes(hosts),
+            found = consistency.check(
+                placement, nova.holders, nova.cells, nodes,
                 progress=(lambda done, total: bars("consistency", done, total))
                 if bars else None)
     except (PlacementReadError, requests.RequestException) as error:
@@ -137,13 +136,8 @@ def run(request: MigrateRequest, opener: parallel.Opener, hosts: Sequence[Host],
     finally:
         if bars:
             bars.close()
-    if checked.wrong_owner:
-        err.write(f"{PROGRAM}: warning: {len(checked.wrong_owner)} instance(s) hold "
-                  "allocations under another project or user (first: "
-                  f"{checked.wrong_owner[0].instance}); the reshape keeps them as they are; "
-                  "'placement heal_allocations' corrects them, before or after it\n")
-    if checked.findings:
-        raise Refusal(ExitClass.REFUSED, f"{len(checked.findings)} allocation problem(s) on "
+    if found:
+        raise Refusal(ExitClass.REFUSED, f"{len(found)} allocation problem(s) on "
                       "the nodes to migrate (placement audit, heal_allocations): nothing "
                       "was written; fix them and run again, or --no-consistency-check",
-                      findings(checked))
+                      findings(found))

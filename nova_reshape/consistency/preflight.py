@@ -17,12 +17,16 @@ the nodes it covers (and of no other), read-only:
   nova's rule refuses), where a command can fix it.
 
 An allocation whose consumer has another project or user than its
-instance is moved by the reshape as it is, and healed as well after it:
-it is returned apart (:attr:`Checked.wrong_owner`), not as a finding.
+instance is moved by the reshape as it is (and healed as well after it):
+no finding, and not looked for.
 
-Reads are the commands' own: the provider listing once, then the
-allocations of the providers in the covered trees only (in bulk on the
-database), and every consumer in one bulk read (per instance over HTTP).
+Reads: the provider listing once, then the allocations of the providers
+in the covered trees only (in bulk on the database,
+:func:`~.placement_reads.provider_allocations`), read once for both
+questions. An instance seen there holds allocations; only an instance
+not seen on its node's tree is read through the API (``GET
+/allocations/{uuid}``: it may hold them elsewhere), so the reads stay
+set-based whatever the number of instances (:class:`CoveredAllocations`).
 Nothing here writes.
 """
 
@@ -30,12 +34,14 @@ from __future__ import annotations
 
 import dataclasses
 import enum
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
+from typing import Any
 
-from nova_reshape.consistency import audit, heal, resources
+from nova_reshape.consistency import audit, heal, nested, placement_io, resources
 from nova_reshape.consistency.nova_side import NovaHolders
 from nova_reshape.consistency.placement_reads import (
     Provider,
+    ProviderAllocations,
     ReadProgress,
     list_providers,
     provider_allocations,
@@ -78,13 +84,25 @@ class Inconsistency:
     command: str | None
 
 
-@dataclasses.dataclass(frozen=True)
-class Checked:
-    """The findings (orphaned first, then missing, each in the commands' order), and
-    the instances whose consumer has another project or user (not findings)."""
+class CoveredAllocations:
+    """heal's view of Placement (:class:`~.heal.Allocations`) for the covered nodes:
+    a consumer seen on a covered tree holds what was seen (its owner unknown: the
+    check does not ask); any other is read through the API when asked."""
 
-    findings: tuple[Inconsistency, ...]
-    wrong_owner: tuple[heal.MissingAllocation, ...] = ()
+    def __init__(self, placement: Placement,
+                 seen: Mapping[str, Mapping[str, Mapping[str, int]]]) -> None:
+        self.seen = seen
+        self.reads = placement_io.PlacementState(placement, per_consumer=True)
+
+    def allocations_of(self, consumer: str) -> Mapping[str, Any]:
+        held = self.seen.get(consumer)
+        if held is None:
+            return self.reads.allocations_of(consumer)
+        return {"allocations": {provider: {"resources": dict(amounts)}
+                                for provider, amounts in held.items()}}
+
+    def tree(self, root: str) -> nested.TreeView | None:
+        return self.reads.tree(root)
 
 
 def covered_roots(providers: Sequence[Provider],
@@ -110,17 +128,13 @@ def _orphan_line(finding: audit.Finding) -> str:
     return f"allocation {held} of a consumer that {whose}; the reshape would move it"
 
 
-def orphaned(placement: Placement, nova: NovaHolders, nodes: Sequence[CoveredNode],
-             progress: ReadProgress | None = None) -> list[Inconsistency]:
-    """The orphaned allocations in the trees of ``nodes`` (provider order)."""
-    providers = list_providers(placement)
-    roots = covered_roots(providers, nodes)
-    covered = [provider for provider in providers if provider.root in roots]
-    findings = audit.find_orphans(provider_allocations(placement, covered, progress), nova)
+def orphaned(reads: Sequence[ProviderAllocations], nova: NovaHolders,
+             roots: Mapping[str, str]) -> list[Inconsistency]:
+    """The orphaned allocations of ``reads`` (the covered trees', provider order)."""
     return [Inconsistency(Kind.ORPHANED, roots[finding.root], finding.consumer,
                           finding.provider, _orphan_line(finding),
                           AUDIT_COMMAND.format(provider=finding.provider))
-            for finding in findings]
+            for finding in audit.find_orphans(reads, nova)]
 
 
 def _instances(cells: Sequence[CellRead], uuids: set[str]) -> dict[str, InstanceRecord]:
@@ -143,23 +157,21 @@ def _missing_finding(found: heal.MissingAllocation, node: str,
 
 
 def missing(cells: Sequence[CellRead], state: heal.Allocations,
-            nodes: Sequence[CoveredNode]) -> Checked:
-    """The instances of ``nodes`` without allocations, and those with another owner.
+            nodes: Sequence[CoveredNode]) -> list[Inconsistency]:
+    """The instances of ``nodes`` that hold no allocation.
 
     heal_allocations' rule runs with ``--heal-nested`` (a vGPU flavor is healed,
     not a stop); an instance it would still stop at (a Cyborg device profile, an
     unreadable flavor, no compute node) is a finding only when it holds nothing.
     """
     covered = {(node.host, node.nodename): node.nodename for node in nodes if node.host}
-    found = [item for item in heal.missing_allocations(cells, state, heal_nested=True)
-             if (item.host, item.node) in covered]
-    owners = tuple(item for item in found if item.problem is heal.Problem.WRONG_OWNER)
-    lacking = [item for item in found if item.problem is not heal.Problem.WRONG_OWNER
+    lacking = [item for item in heal.missing_allocations(cells, state, heal_nested=True)
+               if (item.host, item.node) in covered
+               and item.problem is not heal.Problem.WRONG_OWNER
                and not _holds_any(state, item)]
     instances = _instances(cells, {item.instance for item in lacking})
-    return Checked(tuple(_missing_finding(item, covered[(item.host, item.node)],
-                                          instances[item.instance]) for item in lacking),
-                   owners)
+    return [_missing_finding(item, covered[(item.host, item.node)], instances[item.instance])
+            for item in lacking]
 
 
 def _holds_any(state: heal.Allocations, item: heal.MissingAllocation) -> bool:
@@ -170,9 +182,17 @@ def _holds_any(state: heal.Allocations, item: heal.MissingAllocation) -> bool:
 
 
 def check(placement: Placement, nova: NovaHolders, cells: Sequence[CellRead],
-          state: heal.Allocations, nodes: Sequence[CoveredNode],
-          progress: ReadProgress | None = None) -> Checked:
-    """Both checks on ``nodes`` (see the module); nothing written."""
-    orphans = orphaned(placement, nova, nodes, progress)
-    lacking = missing(cells, state, nodes)
-    return Checked((*orphans, *lacking.findings), lacking.wrong_owner)
+          nodes: Sequence[CoveredNode],
+          progress: ReadProgress | None = None) -> list[Inconsistency]:
+    """Both checks on ``nodes`` (see the module): orphaned first, then missing, each
+    in its command's order; nothing written."""
+    providers = list_providers(placement)
+    roots = covered_roots(providers, nodes)
+    reads = list(provider_allocations(
+        placement, [provider for provider in providers if provider.root in roots], progress))
+    seen: dict[str, dict[str, Mapping[str, int]]] = {}
+    for read in reads:
+        for consumer, held in read.consumers.items():
+            seen.setdefault(consumer, {})[read.provider.uuid] = held
+    state = CoveredAllocations(placement, seen)
+    return [*orphaned(reads, nova, roots), *missing(cells, state, nodes)]
