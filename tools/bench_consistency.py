@@ -23,7 +23,9 @@ PostgreSQL. Not a test.
 ``--engine postgresql|mysql`` creates throwaway databases on the local
 server (``--server`` to name another) and drops them at the end. A command
 is added by writing a ``Command`` (its arguments and expected exit
-statuses) into :data:`COMMANDS`; ``--commands`` picks some.
+statuses) into :data:`COMMANDS`; ``--commands`` picks some. ``preflight``
+(first) times ``migrate_compute_inventory``'s consistency check alone, every
+node covered: what it adds to the migration's pre-flight.
 """
 
 from __future__ import annotations
@@ -50,7 +52,12 @@ import generate_deployment  # noqa: E402
 import make_nova_cell  # noqa: E402
 import sqlalchemy as sa  # noqa: E402
 
-from nova_reshape.cmd import manage  # noqa: E402
+from nova_reshape.cmd import consistency_check, manage  # noqa: E402
+from nova_reshape.cmd.placement_access import placement_opener  # noqa: E402
+from nova_reshape.cmd.refusal import Refusal  # noqa: E402
+from nova_reshape.cmd.request import MigrateRequest, NovaDatabase, PlacementAccess  # noqa: E402
+from nova_reshape.consistency.preflight import CoveredNode  # noqa: E402
+from nova_reshape.nova.conf.per_host import NovaConfigPaths  # noqa: E402
 from nova_reshape.novadb import api_tables, tables  # noqa: E402
 from placement_wsgi.db import tables as placement_tables  # noqa: E402
 
@@ -214,6 +221,29 @@ def run(command: Command, placement_conf: str, nova_conf: str) -> dict[str, Any]
             f"{command.name}_says": out.getvalue().strip().splitlines()[-1]}
 
 
+def preflight(placement_conf: str, nova_conf: str, shape: Shape) -> dict[str, Any]:
+    """The time ``migrate_compute_inventory``'s consistency check adds to its pre-flight
+    (from nova's API database, every node covered): nova read again, Placement read,
+    the findings; one orphan per ``--orphan-every`` nodes must refuse it."""
+    request = MigrateRequest(placement=PlacementAccess(config_files=(placement_conf,)),
+                             hosts=NovaDatabase(), nova_configs=(nova_conf,))
+    nodes = [CoveredNode(shape.host(node), uuid_of("node", node), shape.host(node))
+             for node in range(shape.nodes)]
+    opener = placement_opener(request.placement, NovaConfigPaths(request.nova_configs))
+    start, cpu = time.monotonic(), time.process_time()
+    try:
+        consistency_check.run(request, opener, nodes, io.StringIO())
+        found = 0
+    except Refusal as refusal:
+        found = len(refusal.findings)
+    wall, used = time.monotonic() - start, time.process_time() - cpu
+    expected = len(range(0, shape.nodes, shape.orphan_every))
+    if found != expected:
+        raise SystemExit(f"preflight: {found} finding(s), expected {expected}")
+    return {"preflight_seconds": round(wall, 2), "preflight_cpu_seconds": round(used, 2),
+            "preflight_findings": found}
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--nodes", type=int, default=1000)
@@ -223,7 +253,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--missing-every", type=int, default=10)
     parser.add_argument("--engine", choices=("sqlite", "postgresql", "mysql"), default="sqlite")
     parser.add_argument("--server", help="server URL without database for --engine")
-    parser.add_argument("--commands", default=",".join(c.name for c in COMMANDS),
+    parser.add_argument("--commands",
+                        default=",".join(["preflight", *(c.name for c in COMMANDS)]),
                         help="comma-separated names of the runs to time, in order")
     args = parser.parse_args(argv)
     shape = Shape(args.nodes, args.instances, args.aggregates, args.orphan_every,
@@ -245,6 +276,8 @@ def main(argv: list[str] | None = None) -> int:
         with open(nova_conf, "w", encoding="utf-8") as stream:
             stream.write(f"[api_database]\nconnection = {api}\n"
                          f"[database]\nconnection = {cell}\n")
+        if "preflight" in wanted:  # before the audit deletes the orphans
+            report.update(preflight(placement_conf, nova_conf, shape))
         for command in COMMANDS:
             if command.name in wanted:
                 report.update(run(command, placement_conf, nova_conf))

@@ -118,6 +118,9 @@ class MigrateRequest:
     #: ``--report FILE``: the run's report, HTML (or JSON for ``*.json``); None: none.
     report: str | None = None
     scheduling: SchedulingOptions = SchedulingOptions()
+    #: The consistency check (audit, heal_allocations) of the nodes' allocations
+    #: before anything is written; ``--no-consistency-check`` turns it off.
+    consistency_check: bool = True
 
     @classmethod
     def from_args(cls, args: argparse.Namespace) -> MigrateRequest:
@@ -132,7 +135,8 @@ class MigrateRequest:
             verbose=args.verbose, output_format=OutputFormat(args.format),
             progress=args.progress, workers=args.workers,
             print_nova_config=args.print_nova_config, report=args.report,
-            scheduling=SchedulingOptions.from_args(args))
+            scheduling=SchedulingOptions.from_args(args),
+            consistency_check=not args.no_consistency_check)
 
     @property
     def detailed(self) -> bool:
@@ -172,6 +176,12 @@ def add_parser(actions: Any) -> argparse.ArgumentParser:
                         "terminal or with --format json")
     _add_target_arguments(parser)
     _add_scheduling_arguments(parser)
+    parser.add_argument_group(
+        "consistency check", "before writing, nova's placement audit and heal_allocations "
+        "on the nodes migrated, read-only (docs/migrate-compute-inventory.md)",
+    ).add_argument("--no-consistency-check", action="store_true",
+                   help="do not refuse the run for orphaned allocations or instances "
+                   "without allocations on the nodes migrated")
     return parser
 
 

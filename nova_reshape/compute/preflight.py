@@ -97,6 +97,16 @@ FAILURE_CLASSES: dict[str, tuple[str, str]] = {
         "nova.conf, Cyborg's database) disagree, or one lacks what the node needs",
         "correct the source the message names (run host collect again, set nova.conf, or "
         "fix the guest on the old release), or describe the host in a host file"),
+    "orphaned_allocation": (
+        "an allocation in the node's tree whose consumer nova accounts neither as an "
+        "instance of the node nor as a migration in progress there (nova's placement "
+        "audit): the reshape would move it into the new tree",
+        "delete it before the migration, with this run's --nova-config and --config-file"),
+    "missing_allocation": (
+        "an instance of the node holds no allocation in Placement (nova's placement "
+        "heal_allocations would write one, or cannot): the reshape would leave it out",
+        "heal it before the migration, with this run's --nova-config and --config-file, "
+        "or correct the instance on the old release where no command can"),
     "reshape_failed": (
         "the simulated reshape failed",
         "see the message and correct the host file"),
@@ -110,28 +120,34 @@ FAILURE_CLASSES: dict[str, tuple[str, str]] = {
 
 @dataclasses.dataclass(frozen=True)
 class Finding:
-    """One reason not to write: ``code`` is a key of :data:`FAILURE_CLASSES`."""
+    """One reason not to write: ``code`` is a key of :data:`FAILURE_CLASSES`;
+    ``command``: the command line that fixes this one, where there is one."""
 
     code: str
     node: str
     message: str
     consumer: str | None = None
     provider: str | None = None
+    command: str | None = None
 
     @property
     def fix(self) -> str:
-        return FAILURE_CLASSES[self.code][1]
+        text = FAILURE_CLASSES[self.code][1]
+        return f"{text}: {self.command}" if self.command else text
 
     def as_dict(self) -> dict[str, Any]:
         return {"code": self.code, "node": self.node, "consumer": self.consumer,
-                "provider": self.provider, "message": self.message, "fix": self.fix}
+                "provider": self.provider, "message": self.message, "fix": self.fix,
+                "command": self.command}
 
     def __str__(self) -> str:
         about = ", ".join(part for part in (
             f"consumer {self.consumer}" if self.consumer else "",
             f"provider {self.provider}" if self.provider else "") if part)
+        # A command ends the line bare, so that it can be copied as it is.
         return (f"{self.node}: [{self.code}] {self.message}"
-                f"{f' ({about})' if about else ''}. Fix: {self.fix}.")
+                f"{f' ({about})' if about else ''}. Fix: {self.fix}"
+                f"{'' if self.command else '.'}")
 
 
 @dataclasses.dataclass

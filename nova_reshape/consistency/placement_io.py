@@ -44,9 +44,12 @@ NO_ALLOCATIONS: Mapping[str, Any] = {"allocations": {}}
 class PlacementState:
     """Consumers' allocations and compute trees, read as the transport allows."""
 
-    def __init__(self, placement: Placement, trees: bool = False) -> None:
+    def __init__(self, placement: Placement, trees: bool = False,
+                 per_consumer: bool = False) -> None:
+        """``per_consumer``: read each consumer when asked, through the API, even
+        in-process (for callers that ask about a few consumers only)."""
         self.placement = placement
-        self.bulk = on_database(placement)
+        self.bulk = None if per_consumer else on_database(placement)
         self.consumers: dict[str, Mapping[str, Any]] = {}
         self.trees: dict[str, TreeView] = {}
         if self.bulk is not None:

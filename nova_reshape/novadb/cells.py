@@ -117,12 +117,14 @@ class CellsSnapshot:
                 yield read, host
 
 
-def read_one_cell(url: str, hosts: Sequence[str] = ()) -> CellsSnapshot:
+def read_one_cell(url: str, hosts: Sequence[str] = (), root_disks: bool = False,
+                  ) -> CellsSnapshot:
     """The hosts of the one cell database at ``url`` (no API database: no mapping,
-    so the cell has neither name nor uuid); the reader's errors as they are."""
+    so the cell has neither name nor uuid; ``root_disks`` as :class:`CellsQuery`'s);
+    the reader's errors as they are."""
     return CellsSnapshot(cells=(CellRead(CellMapping(uuid="", name=None,
                                                      database_connection=url),
-                                         url, reader.read_cell(url, hosts)),))
+                                         url, reader.read_cell(url, hosts, root_disks)),))
 
 
 def select_cells(mappings: Sequence[CellMapping], wanted: Sequence[str]) -> list[CellMapping]:

@@ -47,10 +47,11 @@ def _ratio(value: float | None) -> float | None:
     return value if value else None
 
 
-def read_cell(url: str, hosts: Sequence[str] = ()) -> CellSnapshot:
-    """Everything describe_hosts needs about ``hosts`` (all when empty)."""
+def read_cell(url: str, hosts: Sequence[str] = (), root_disks: bool = False) -> CellSnapshot:
+    """Everything describe_hosts needs about ``hosts`` (all when empty); with
+    ``root_disks`` what heal_allocations needs too."""
     with read_only(url, WHAT) as connection:
-        return read_cell_on(connection, hosts)
+        return read_cell_on(connection, hosts, root_disks)
 
 
 def read_cell_on(connection: sa.Connection, hosts: Sequence[str] = (),

@@ -76,7 +76,7 @@ HEAL = ("--nodes", "3", "--instances", "30")
 HEAL_FIGURES = _json_figures("dry_run_seconds", "heal_seconds", "second_run_seconds") + (
     r'"heal_exit": 0', r'"healed": 3,', r'"second_run_exit": 4')
 CONSISTENCY = ("--nodes", "4", "--instances", "2")
-CONSISTENCY_FIGURES = _json_figures("audit_seconds", "audit_delete_seconds",
+CONSISTENCY_FIGURES = _json_figures("preflight_seconds", "audit_seconds", "audit_delete_seconds",
                                     "audit_clean_seconds", "sync_aggregates_seconds",
                                     "sync_aggregates_clean_seconds")
 

@@ -67,6 +67,7 @@ def _cut_run(db_url, conf, out, threshold, how, workers, proxy):
             case _:
                 process.send_signal(signal.Signals[how])
         _, err = process.communicate(timeout=60)
+        err = killed_runs.after_check_warning(err)
         assert killed_runs.group_gone(process.pid, seconds=10), "a worker outlived the run"
     finally:
         killed_runs.kill_group(process.pid)

@@ -11,6 +11,7 @@ import pytest
 import yaml
 
 from nova_reshape.cmd import manage
+from nova_reshape.cmd.consistency_check import NOT_RUN
 from placement_wsgi.direct import PlacementDirect
 from tests.fixtures.config import make_conf
 from tests.functional.nova_reshape import migrate_helpers as helpers
@@ -23,7 +24,9 @@ REFUSED = "cmp-lost"
 def main(*argv: str) -> tuple[int, str]:
     out, err = io.StringIO(), io.StringIO()
     code = manage.main(list(argv), out=out, err=err)
-    return code, out.getvalue() + err.getvalue()
+    # Host files only: the consistency check's one warning line (its own tests assert
+    # it) would break the JSON documents these tests parse from the joined output.
+    return code, out.getvalue() + err.getvalue().replace(NOT_RUN, "")
 
 
 class Deployment:

@@ -39,6 +39,7 @@ def _stop_mid_run(db_url, conf, out, signum, *extra):
         else:
             process.send_signal(signum)  # the parent only, as `kill PID` does
         _, err = process.communicate(timeout=60)
+        err = killed_runs.after_check_warning(err)
         assert killed_runs.group_gone(group, seconds=10), "a worker outlived the run"
     finally:
         killed_runs.kill_group(group)
