@@ -234,7 +234,8 @@ def migrate_compute_inventory(migrate_request: MigrateRequest, out: TextIO,
             placement_rights.check_rights(placement, migrate_request.placement.url,
                                           dry_run=migrate_request.dry_run)
     # Orphaned or missing allocations on the nodes to migrate refuse the run first.
-    consistency_check.run(migrate_request, opener, consistency_check.covered_nodes(hosts), err)
+    consistency_check.run(migrate_request, opener, consistency_check.covered_nodes(inputs.hosts),
+                          err)
     progress = progress_callback(err, migrate_request.output_format,
                                  force=migrate_request.progress)
     if options.numa_in_placement:

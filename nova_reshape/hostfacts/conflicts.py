@@ -21,7 +21,7 @@ from nova_reshape.nova.pci import canonical_address
 from nova_reshape.novadb.devices import pool_neutron_tags
 from nova_reshape.novadb.records import CellSnapshot, ComputeNodeRecord
 
-#: The pre-flight class of these refusals (a key of preflight.FAILURE_CLASSES).
+#: The pre-flight class of these refusals (a key of compute.findings.FAILURE_CLASSES).
 CODE = "source_conflict"
 
 

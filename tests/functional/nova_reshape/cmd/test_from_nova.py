@@ -16,7 +16,7 @@ import json
 import pytest
 
 from nova_reshape.cmd import manage
-from nova_reshape.compute import preflight
+from nova_reshape.compute import findings
 from placement_wsgi.direct import PlacementDirect
 from tests.fixtures import nova_db as fx
 from tests.fixtures.config import make_conf
@@ -235,4 +235,4 @@ def test_collected_devices_that_contradict_nova_refuse(engine, tmp_path):
         f"{mdev} but nova has no instance of that uuid on this node. Fix: {FIX}."]
 
 
-FIX = preflight.FAILURE_CLASSES["source_conflict"][1]
+FIX = findings.FAILURE_CLASSES["source_conflict"][1]

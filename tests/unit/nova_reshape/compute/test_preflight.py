@@ -5,7 +5,8 @@ from __future__ import annotations
 import pytest
 
 from nova_reshape.compute import preflight
-from nova_reshape.compute.preflight import FAILURE_CLASSES, Listing, check_node, resolve_root
+from nova_reshape.compute.findings import FAILURE_CLASSES
+from nova_reshape.compute.preflight import Listing, check_node, resolve_root
 from nova_reshape.virt.described import DescribedDriver
 from tests.unit.nova_reshape.virt.helpers import (
     I1,
