@@ -14,6 +14,9 @@
     nova-reshape-manage placement migrate_compute_inventory \\
         --placement-url URL [--token TOKEN] [--header NAME:VALUE] --host-file PATH ...
     nova-reshape-manage placement describe_hosts [--nova-api-database URL] --output DIR ...
+    nova-reshape-manage [--config-file FILE]... placement runs [show RUN_ID] [--format F]
+    nova-reshape-manage [--config-file FILE]... placement revert RUN_ID [--dry-run] \
+        [--host HOST]... [--format F]
     nova-reshape-manage host collect --output FILE ...
 
 For every non-ironic node of the described hosts (docs/host-description.md)
@@ -25,6 +28,8 @@ Placement application runs in-process on the database through
 PlacementDirect (without it, nova.conf's ``[placement_database]
 connection``, as before Stein), so every service can be down; with
 ``--placement-url`` a running Placement is used instead. See docs/migrate-compute-inventory.md.
+In-process, a real run is journaled (``placement runs``, ``placement revert``:
+:mod:`nova_reshape.cmd.runs`, :mod:`nova_reshape.cmd.revert`, docs/journal.md).
 
 Exit status:
 
@@ -64,11 +69,20 @@ from nova_reshape.cmd import (
     collect,
     describe,
     from_nova,
+    journaled,
     nova_cells,
     output,
     placement_rights,
     report_file,
     request,
+    revert,
+    runs,
+)
+from nova_reshape.cmd.placement_db import (
+    bad_input,
+    check_placement_database,
+    database_conf,
+    open_database,
 )
 from nova_reshape.cmd.refusal import (  # noqa: F401 - the exit statuses, re-exported
     EXIT_BAD_INPUT,
@@ -88,13 +102,12 @@ from nova_reshape.compute import conf_check, migrate, parallel
 from nova_reshape.nova.conf.per_host import HostConfs, NovaConfigPaths, load_host_confs
 from nova_reshape.nova.errors import NovaConfError
 from nova_reshape.progress import progress_callback
-from nova_reshape.transport import http_placement, open_direct
+from nova_reshape.transport import http_placement
 from nova_reshape.virt import releases
 from nova_reshape.virt.described import nodes_of
 from nova_reshape.virt.host import Host, HostDescriptionError, load_hosts
 from placement_wsgi import service
 from placement_wsgi.cmd import signals
-from placement_wsgi.db import preflight
 
 
 class _Parser(argparse.ArgumentParser):
@@ -114,6 +127,8 @@ def build_parser() -> argparse.ArgumentParser:
     actions = placement.add_subparsers(dest="action", metavar="ACTION", required=True)
     request.add_parser(actions)
     describe.add_parser(actions)
+    runs.add_parser(actions)
+    revert.add_parser(actions)
     collect.add_parser(categories)
     return parser
 
@@ -128,45 +143,6 @@ def open_http(url: str, token: str | None, headers: dict[str, str]) -> Iterator[
         client.close()
 
 
-@contextlib.contextmanager
-def open_database(config_files: Sequence[str], nova_connection: str | None = None,
-                  ) -> Iterator[Any]:
-    """The Placement application in-process on the configured database."""
-    with open_direct(_database_conf(config_files, nova_connection)) as client:
-        yield client
-
-
-def _database_conf(config_files: Sequence[str], nova_connection: str | None = None) -> Any:
-    """placement.conf ``config_files``; where they name no database, nova.conf's
-    ``[placement_database] connection`` (``nova_connection``: releases before Stein
-    served Placement from nova), else a refusal."""
-    try:
-        conf = service.load_conf(config_files=list(config_files))
-    except service.StartupError as error:
-        raise _bad_input(str(error)) from error
-    if not conf.placement_database.connection:
-        if not nova_connection:
-            raise _bad_input("configuration: [placement_database] connection is not set in "
-                             + ", ".join(config_files))
-        conf.set_override("connection", nova_connection, "placement_database")
-    return conf
-
-
-def check_placement_database(conf: Any) -> None:
-    """Placement's database usable as the migration needs it (schema at head), or a
-    refusal naming it, the cause and the fix; nothing is created."""
-    try:
-        service.check_database(conf, preflight.Access.USE, preflight.Schema.HEAD)
-    except service.StartupError as error:
-        exit_class = (ExitClass.BAD_INPUT if error.exit_code == service.EXIT_CONFIGURATION
-                      else ExitClass.FAILED)
-        raise Refusal(exit_class, str(error)) from error
-
-
-def _bad_input(message: str) -> Refusal:
-    return Refusal(ExitClass.BAD_INPUT, message)
-
-
 def placement_opener(access: PlacementAccess,
                      nova_configs: NovaConfigPaths = NovaConfigPaths()) -> parallel.Opener:
     """What opens the transport ``access`` asks for (in each worker); a refusal when
@@ -177,23 +153,23 @@ def placement_opener(access: PlacementAccess,
     a bad one is reported before any worker starts.
     """
     if access.url and access.config_files:
-        raise _bad_input("give either --config-file or --placement-url, not both")
+        raise bad_input("give either --config-file or --placement-url, not both")
     if access.headers and not access.url:
-        raise _bad_input("--header only applies to --placement-url")
+        raise bad_input("--header only applies to --placement-url")
     if access.url:
         fixed = {}
         for header in access.headers:
             name, sep, value = header.partition(":")
             if not sep or not name.strip():
-                raise _bad_input(f"--header {header!r} is not NAME:VALUE")
+                raise bad_input(f"--header {header!r} is not NAME:VALUE")
             fixed[name.strip()] = value.strip()
         return functools.partial(open_http, access.url, access.token, fixed)
     nova_connection = nova_cells.nova_connections(nova_configs).placement_database
     if not access.config_files and not nova_connection:
-        raise _bad_input("give --config-file (a placement.conf naming the database), "
+        raise bad_input("give --config-file (a placement.conf naming the database), "
                          "--placement-url, or a --nova-config whose [placement_database] "
                          "connection names it")
-    check_placement_database(_database_conf(access.config_files, nova_connection))
+    check_placement_database(database_conf(access.config_files, nova_connection))
     return functools.partial(open_database, list(access.config_files), nova_connection)
 
 
@@ -208,7 +184,7 @@ def host_confs(paths: NovaConfigPaths, hosts: Iterable[str]) -> HostConfs:
     try:
         return load_host_confs(paths, hosts)
     except NovaConfError as error:
-        raise _bad_input(str(error)) from error
+        raise bad_input(str(error)) from error
 
 
 def driver_options(migrate_request: MigrateRequest, confs: HostConfs = HostConfs(),
@@ -239,7 +215,7 @@ def read_inputs(migrate_request: MigrateRequest, out: TextIO,
             try:
                 hosts = load_hosts(list(files))
             except HostDescriptionError as error:
-                raise _bad_input(str(error)) from error
+                raise bad_input(str(error)) from error
             confs = host_confs(paths, [host.host for host in hosts if host.host])
     return hosts, driver_options(migrate_request, confs, hosts)
 
@@ -253,8 +229,9 @@ def print_nova_config(hosts: Sequence[Host], options: releases.DriverOptions,
 
 
 def migrate_compute_inventory(migrate_request: MigrateRequest, out: TextIO,
-                              err: TextIO) -> int:
-    """The migration the request asks for; its exit status (refusals raised)."""
+                              err: TextIO, argv: Sequence[str] = ()) -> int:
+    """The migration the request asks for; its exit status (refusals raised).
+    ``argv``: the command line, for the journal (:mod:`nova_reshape.cmd.journaled`)."""
     if migrate_request.print_nova_config:
         return print_nova_config(*read_inputs(migrate_request, out, err), out)
     report_file.check_report_path(migrate_request.report)
@@ -271,16 +248,20 @@ def migrate_compute_inventory(migrate_request: MigrateRequest, out: TextIO,
                                  force=migrate_request.progress)
     if options.numa_in_placement:
         err.write(output.NUMA_WARNING.format(number=options.target.number))
-    with report_file.open_report(migrate_request) as report:
+    with report_file.open_report(migrate_request) as report, \
+            journaled.migration_run(opener, migrate_request, argv) as run:
         show = output.show_for(migrate_request)
         settings = migrate.Settings(dry_run=migrate_request.dry_run, options=options,
-                                    show=report.show(show) if report else show)
+                                    show=report.show(show) if report else show,
+                                    journal=run.run_id if run else None)
         tally = WrittenTally(report.finished if report else None)
         try:
             results = _run(migrate_request, opener, hosts, settings, progress, tally)
         except KeyboardInterrupt as stop:
+            journaled.interrupted(run, tally.written)
             raise tally.interruption(stop, migrate_request.report) from None
         code = exit_code(results)
+        journaled.finish(run, code, results, err)
         if report:
             report.close(report_file.outcome(code, migrate_request.dry_run))
     output.write_report(migrate_request, results, code, out)
@@ -355,6 +336,7 @@ def main(argv: Sequence[str] | None = None, out: TextIO | None = None,
     """Console-script entry point; returns the exit status."""
     out = out or sys.stdout
     err = err or sys.stderr
+    argv = list(sys.argv[1:] if argv is None else argv)
     args = build_parser().parse_args(argv)
     logging.basicConfig(stream=err, format="%(levelname)s %(name)s: %(message)s",
                         level=logging.INFO if args.verbose else logging.WARNING)
@@ -363,9 +345,10 @@ def main(argv: Sequence[str] | None = None, out: TextIO | None = None,
         logging.getLogger("nova_reshape").setLevel(logging.WARNING)
     with signals.interruptible():
         if getattr(args, "run", None):  # commands kept in their own modules
+            args.argv = argv
             return _exit_status(lambda: args.run(args, out, err), None, out, err)
         migrate_request = MigrateRequest.from_args(args)
-        return _exit_status(lambda: migrate_compute_inventory(migrate_request, out, err),
+        return _exit_status(lambda: migrate_compute_inventory(migrate_request, out, err, argv),
                             migrate_request, out, err)
 
 

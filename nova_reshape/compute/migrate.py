@@ -77,7 +77,7 @@ from nova_reshape.compute.node_result import (
 from nova_reshape.compute.readers import reader_for
 from nova_reshape.compute.resource_tracker import CONFLICT_ATTEMPTS
 from nova_reshape.compute.tree_source import BulkReader, NodeState
-from nova_reshape.compute.writers import Checked, WrittenNode, writer_for
+from nova_reshape.compute.writers import Checked, NodeJournal, WrittenNode, writer_for
 from nova_reshape.provider_tree import ProviderTree
 from nova_reshape.transport.base import Placement
 from nova_reshape.transport.counting import CountingTransport as CountingPlacement
@@ -109,13 +109,16 @@ class Settings:
     release (whose reshapes are the ones done) and the operator's switches.
     ``batch_size``: nodes written between two read-backs (and read in one
     bulk read before their write). ``show`` renders each node's detail for
-    the report (see :data:`Show`); None: no detail.
+    the report (see :data:`Show`); None: no detail. ``journal``: the id of
+    the journaled run each written node is recorded in, in its transaction
+    (in-process on the database only; :mod:`nova_reshape.journal`).
     """
 
     dry_run: bool = False
     options: DriverOptions = DriverOptions()
     batch_size: int = DEFAULT_BATCH_SIZE
     show: Show | None = None
+    journal: str | None = None
 
     def __post_init__(self) -> None:
         if self.batch_size < 1:
@@ -175,7 +178,8 @@ class Migration:
         #: Reads trees and allocations (in bulk on the database, else per node).
         self.reader = reader_for(self.placement, bulk, settings.batch_size)
         #: Writes each node's plan and hands it back checked.
-        self.writer = writer_for(self.placement, self.reader)
+        self.writer = writer_for(self.placement, self.reader, None if settings.journal is None
+                                 else NodeJournal(settings.journal, host_names(self.hosts)))
         self._done = 0
         self._calls_seen = 0
 
@@ -458,6 +462,11 @@ class Migration:
         states.clear()
         self._settle(self.writer.end_batch())
         return handled
+
+
+def host_names(hosts: Iterable[Host]) -> dict[str, str]:
+    """node name -> its host's name, for the hosts that name one."""
+    return {node.nodename: host.host for host in hosts if host.host for node in host.nodes}
 
 
 def with_nova_conf(nodes: dict[str, Node], options: DriverOptions,
