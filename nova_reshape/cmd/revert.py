@@ -47,6 +47,7 @@ from nova_reshape.journal.revert import (
     forget_names,
     selected,
 )
+from nova_reshape.journal.store import entry_keys
 from nova_reshape.progress import progress_callback
 
 COMMAND = "revert"
@@ -84,7 +85,7 @@ def revert_command(args: Any, out: TextIO, err: TextIO) -> int:
     """``placement revert``: the nodes reverted (or planned), the report, the exit status."""
     with runs.journal_engine(args.config_files) as engine:
         run = runs.find_run(engine, args.run_id)
-        entries = selected(journal.entries(engine, run.id), args.hosts)
+        entries = selected(entry_keys(engine, run.id), args.hosts)
     if args.hosts and not entries:
         raise bad_input(f"run {run.id} changed no node of {', '.join(args.hosts)}")
     progress = progress_callback(err, args.output_format, force=args.progress)

@@ -82,7 +82,8 @@ def _when(value: Any) -> str:
 def row(run: journal.Run) -> list[str]:
     """The listing's cells of one run."""
     return [run.id, _when(run.started_at), _when(run.ended_at), run.command,
-            str(run.changed), str(run.counts.get("unchanged", 0)),
+            str(run.changed),
+            str(run.counts.get("unchanged", 0) + run.counts.get("already-reverted", 0)),
             str(run.counts.get("refused", 0)), str(run.status)]
 
 

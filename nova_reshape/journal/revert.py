@@ -84,12 +84,12 @@ def _one_line(found: list[str]) -> str:
     return "; ".join(found[:SHOWN_DIFFERENCES]) + (f"; and {more} more" if more > 0 else "")
 
 
-def selected(entries: Sequence[store.NodeEntry], hosts: Sequence[str]) -> list[store.NodeEntry]:
+def selected(keys: Sequence[store.EntryKey], hosts: Sequence[str]) -> list[store.EntryKey]:
     """The entries of ``hosts`` (a host or node name each), or all when none is named."""
     if not hosts:
-        return list(entries)
+        return list(keys)
     wanted = set(hosts)
-    return [entry for entry in entries if entry.host in wanted or entry.nodename in wanted]
+    return [key for key in keys if key.host in wanted or key.nodename in wanted]
 
 
 class Reverter:
@@ -107,16 +107,16 @@ class Reverter:
         self.progress = progress or (lambda phase, done, total: None)
         self.batch_size = batch_size
 
-    def revert(self, entries: Sequence[store.NodeEntry]) -> list[NodeRevert]:
-        """Each entry's outcome, in the entries' order."""
+    def revert(self, keys: Sequence[store.EntryKey]) -> list[NodeRevert]:
+        """Each entry's outcome, in the order of ``keys``; entries are read from the
+        journal and nodes from Placement a batch at a time."""
         results: list[NodeRevert] = []
-        for start in range(0, len(entries), self.batch_size):
-            batch = entries[start:start + self.batch_size]
+        for batch in store.entries_of(self.direct.database.engine, keys, self.batch_size):
             now = {state.root: of_state(state)
                    for state in self.direct.read_trees([e.root for e in batch], len(batch))}
             for entry in batch:
                 results.append(self._node(entry, now.get(entry.root)))
-                self.progress("revert", len(results), len(entries))
+                self.progress("revert", len(results), len(keys))
         return results
 
     def _node(self, entry: store.NodeEntry, current: Snapshot | None) -> NodeRevert:

@@ -24,7 +24,7 @@ import datetime
 import enum
 import json
 import uuid
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping, Sequence
 from typing import Any, NamedTuple
 
 import sqlalchemy as sa
@@ -166,15 +166,46 @@ def get_run(engine: Engine, run_id: str) -> Run | None:
     return found[0] if found else None
 
 
-def entries(engine: Engine, run_id: str) -> list[NodeEntry]:
-    """Run ``run_id``'s node entries, in the order they were written."""
+class EntryKey(NamedTuple):
+    """Which node an entry is about, without its snapshots (cheap to list)."""
+
+    id: int
+    nodename: str
+    host: str | None
+
+
+def entry_keys(engine: Engine, run_id: str) -> list[EntryKey]:
+    """Run ``run_id``'s entries as keys, in the order they were written."""
     with engine.connect() as connection:
         if not schema.present(connection):
             return []
         nodes = schema.nodes
-        rows = connection.execute(sa.select(nodes).where(nodes.c.run_id == run_id)
-                                  .order_by(nodes.c.id))
-        return [NodeEntry(row.run_id, row.nodename, row.host, row.root,
-                          Snapshot.from_dict(json.loads(row.before)),
-                          Snapshot.from_dict(json.loads(row.after)), row.recorded_at)
-                for row in rows]
+        return [EntryKey(*row) for row in connection.execute(
+            sa.select(nodes.c.id, nodes.c.nodename, nodes.c.host)
+            .where(nodes.c.run_id == run_id).order_by(nodes.c.id))]
+
+
+def _entry(row: sa.Row) -> NodeEntry:
+    return NodeEntry(row.run_id, row.nodename, row.host, row.root,
+                     Snapshot.from_dict(json.loads(row.before)),
+                     Snapshot.from_dict(json.loads(row.after)), row.recorded_at)
+
+
+def entries_of(engine: Engine, keys: Sequence[EntryKey],
+               batch_size: int = 200) -> Iterator[list[NodeEntry]]:
+    """The entries of ``keys``, read ``batch_size`` at a time (memory bounded by the
+    batch, whatever the number of nodes), in the order of ``keys``."""
+    nodes = schema.nodes
+    for start in range(0, len(keys), batch_size):
+        ids = [key.id for key in keys[start:start + batch_size]]
+        with engine.connect() as connection:
+            rows = {row.id: row for row in connection.execute(
+                sa.select(nodes).where(nodes.c.id.in_(ids)))}
+        yield [_entry(rows[entry_id]) for entry_id in ids]
+
+
+def entries(engine: Engine, run_id: str) -> list[NodeEntry]:
+    """Run ``run_id``'s node entries, in the order they were written (all at once:
+    for a run of many nodes, :func:`entry_keys` and :func:`entries_of`)."""
+    return [entry for batch in entries_of(engine, entry_keys(engine, run_id))
+            for entry in batch]

@@ -58,3 +58,23 @@ def test_the_readers_create_nothing(database):
     assert store.get_run(database.engine, "nope") is None
     assert store.entries(database.engine, "nope") == []
     assert not sa.inspect(database.engine).has_table(schema.VERSION_TABLE)
+
+
+def test_entries_are_read_in_batches_in_the_order_of_their_keys(database):
+    engine = database.engine
+    run_id = store.start_run(engine, "migrate_compute_inventory", "m", {})
+    roots = [f"00000000-0000-0000-0000-00000000000{i}" for i in range(5)]
+    for index, root in enumerate(roots):
+        snapshot = Snapshot(root=root, providers=[], inventories={}, traits={}, aggregates={},
+                            allocations={})
+        with engine.begin() as connection:
+            store.record_node(connection, run_id, f"n{index}", f"h{index % 2}", snapshot,
+                              snapshot)
+    keys = store.entry_keys(engine, run_id)
+    assert [(key.nodename, key.host) for key in keys] == [
+        ("n0", "h0"), ("n1", "h1"), ("n2", "h0"), ("n3", "h1"), ("n4", "h0")]
+    batches = list(store.entries_of(engine, keys[::-1], batch_size=2))
+    assert [len(batch) for batch in batches] == [2, 2, 1]
+    assert [entry.root for batch in batches for entry in batch] == roots[::-1]
+    assert [entry.nodename for entry in store.entries(engine, run_id)] == [
+        "n0", "n1", "n2", "n3", "n4"]
