@@ -6,6 +6,8 @@ Placement database (``--config-file``); see docs/journal.md and
 :mod:`nova_reshape.journal.revert`. A node changed since the run is refused
 with one line naming what changed, and the other nodes are still reverted.
 ``--dry-run`` writes nothing and prints what the real revert then writes.
+``--workers N`` spreads the nodes over N processes (default: as the
+migration picks, :func:`~nova_reshape.compute.parallel.auto_workers`).
 A real revert is itself a journaled run (command ``revert``), so it can be
 reverted in turn.
 
@@ -24,6 +26,7 @@ Exit status, as the migration's classes:
 from __future__ import annotations
 
 import collections
+import functools
 import json
 from collections.abc import Sequence
 from typing import Any, TextIO
@@ -38,6 +41,7 @@ from nova_reshape.cmd.refusal import (
     EXIT_OK,
     EXIT_REFUSED,
 )
+from nova_reshape.compute import parallel
 from nova_reshape.journal import RunStatus
 from nova_reshape.journal.plan import summary
 from nova_reshape.journal.revert import (
@@ -47,7 +51,8 @@ from nova_reshape.journal.revert import (
     forget_names,
     selected,
 )
-from nova_reshape.journal.store import entry_keys
+from nova_reshape.journal.store import EntryKey, entry_keys
+from nova_reshape.journal.workers import revert_in_workers
 from nova_reshape.progress import progress_callback
 
 COMMAND = "revert"
@@ -69,6 +74,8 @@ def add_parser(actions: Any) -> None:
                         help="only this host's (or node's) nodes; repeatable")
     parser.add_argument("--format", choices=("text", "json"), default="text",
                         dest="output_format")
+    parser.add_argument("--workers", type=int, metavar="N",
+                        help="worker processes (default: as the migration picks)")
     parser.add_argument("--progress", action="store_true",
                         help="progress bars even when stderr is no terminal")
     parser.set_defaults(run=revert_command, verbose=False)
@@ -92,7 +99,7 @@ def revert_command(args: Any, out: TextIO, err: TextIO) -> int:
     with open_database(args.config_files) as placement:
         direct = placement.direct
         if args.dry_run:
-            results = Reverter(direct, run_id=None, progress=progress).revert(entries)
+            results = revert_nodes(args, direct, entries, None, progress)
             names, revert_id = forget_names(direct.database, run, dry_run=True), None
         else:
             with journal.recording(direct.database.engine, COMMAND,
@@ -100,13 +107,24 @@ def revert_command(args: Any, out: TextIO, err: TextIO) -> int:
                                    {"run": run.id, "hosts": list(args.hosts)},
                                    reverts=run.id) as recorder:
                 revert_id = recorder.run_id
-                results = Reverter(direct, run_id=revert_id, progress=progress).revert(entries)
+                results = revert_nodes(args, direct, entries, revert_id, progress)
                 names = forget_names(direct.database, run, dry_run=False)
                 recorder.finish(outcome(results)[1],
                                 collections.Counter(str(r.status) for r in results))
     code, _ = outcome(results)
     write_report(run.id, revert_id, args.dry_run, results, names, args.output_format, out)
     return code
+
+
+def revert_nodes(args: Any, direct: Any, keys: Sequence[EntryKey], run_id: str | None,
+                 progress: Any) -> list[NodeRevert]:
+    """The entries reverted (or planned, without ``run_id``) in this process, or over
+    ``--workers`` processes (default: as the migration picks for that many nodes)."""
+    workers = args.workers or parallel.auto_workers(len(keys))
+    if workers <= 1:
+        return Reverter(direct, run_id=run_id, progress=progress).revert(keys)
+    opener = functools.partial(open_database, list(args.config_files))
+    return revert_in_workers(opener, keys, run_id=run_id, workers=workers, progress=progress)
 
 
 def write_report(run_id: str, revert_id: str | None, dry_run: bool,

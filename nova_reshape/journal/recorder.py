@@ -28,6 +28,7 @@ import shlex
 from collections.abc import Iterator, Mapping, Sequence
 from typing import Any
 
+import sqlalchemy as sa
 from sqlalchemy.engine import Connection, Engine
 
 from nova_reshape.journal import store
@@ -87,7 +88,11 @@ def recording(engine: Engine, command: str, line: str, inputs: Mapping[str, Any]
         yield recorder
     except KeyboardInterrupt:
         if not recorder.finished:
-            recorder.finish(store.RunStatus.INTERRUPTED)
+            # The interruption is what the caller must see: a database that cannot
+            # take this last write (the interrupted transaction's lock not yet
+            # released, say) leaves the run "running", its entries exact.
+            with contextlib.suppress(sa.exc.SQLAlchemyError):
+                recorder.finish(store.RunStatus.INTERRUPTED)
         raise
     except BaseException:
         if not recorder.finished:

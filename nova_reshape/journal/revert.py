@@ -97,15 +97,19 @@ class Reverter:
 
     ``run_id``: the revert's own journaled run (None for a dry run, which
     writes nothing). ``progress(phase, done, total)`` after each node.
+    ``stop()``: checked before each node; once true the revert returns what
+    it did (the nodes not reached are untouched).
     """
 
     def __init__(self, direct: PlacementDirect, *, run_id: str | None,
                  progress: Callable[[str, int, int], None] | None = None,
-                 batch_size: int = DEFAULT_BATCH_SIZE) -> None:
+                 batch_size: int = DEFAULT_BATCH_SIZE,
+                 stop: Callable[[], bool] = lambda: False) -> None:
         self.direct = direct
         self.run_id = run_id
         self.progress = progress or (lambda phase, done, total: None)
         self.batch_size = batch_size
+        self.stop = stop
 
     def revert(self, keys: Sequence[store.EntryKey]) -> list[NodeRevert]:
         """Each entry's outcome, in the order of ``keys``; entries are read from the
@@ -115,6 +119,8 @@ class Reverter:
             now = {state.root: of_state(state)
                    for state in self.direct.read_trees([e.root for e in batch], len(batch))}
             for entry in batch:
+                if self.stop():
+                    return results
                 results.append(self._node(entry, now.get(entry.root)))
                 self.progress("revert", len(results), len(keys))
         return results

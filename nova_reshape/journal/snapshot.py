@@ -49,7 +49,9 @@ class Snapshot:
     allocations: dict[str, dict[str, Any]]
 
     def to_dict(self) -> dict[str, Any]:
-        return dataclasses.asdict(self)
+        """The fields as a dict sharing the snapshot's values (plain JSON values
+        already: no copy, which would cost more than the JSON encoding)."""
+        return {field.name: getattr(self, field.name) for field in dataclasses.fields(self)}
 
     @classmethod
     def from_dict(cls, data: Mapping[str, Any]) -> Snapshot:
@@ -61,7 +63,7 @@ class Snapshot:
 
     def normalized(self) -> dict[str, Any]:
         """Everything compared: the snapshot without provider generations."""
-        data = self.to_dict()
+        data = dict(self.to_dict())
         data["providers"] = [{key: value for key, value in provider.items()
                               if key != "generation"} for provider in self.providers]
         return data

@@ -13,8 +13,6 @@ import io
 import json
 import os
 import signal
-import subprocess
-import time
 
 import sqlalchemy as sa
 
@@ -22,7 +20,7 @@ from nova_reshape.cmd import manage
 from nova_reshape.journal import schema
 from placement_wsgi.direct import PlacementDirect
 from tests.fixtures.config import make_conf
-from tests.fixtures.killed_runs import COMMAND, children, generate
+from tests.fixtures.killed_runs import children, generate, start_revert, wait_until_reverting
 from tests.fixtures.killed_runs import command as migrate_command
 from tests.fixtures.placement_dump import normalized_dump
 from tests.functional.nova_reshape import migrate_helpers as helpers
@@ -155,14 +153,8 @@ def _journal_rows(db_url: str) -> list[tuple[str, str]]:
 def test_a_revert_killed_mid_way_converges_when_run_again(db_url, tmp_path):
     hosts = 12
     conf, before, run_id = _migrated(db_url, tmp_path, hosts=hosts)
-    process = subprocess.Popen(
-        [*COMMAND, "--config-file", conf, "placement", "revert", run_id],
-        stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True, start_new_session=True)
-    deadline = time.monotonic() + 120
-    while children(db_url) > (hosts - 2) * 8 and time.monotonic() < deadline:
-        if process.poll() is not None:
-            break
-        time.sleep(0.005)
+    process = start_revert(conf, run_id, "--workers", "1")
+    wait_until_reverting(db_url, process, below=(hosts - 1) * 8)
     killed = process.poll() is None
     if killed:
         os.killpg(process.pid, signal.SIGKILL)
