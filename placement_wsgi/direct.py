@@ -40,7 +40,7 @@ from wsgi_intercept import requests_intercept
 from placement_wsgi import conf as placement_conf
 from placement_wsgi import deploy, errors
 from placement_wsgi.client import VERSION_HEADER, PlacementClient
-from placement_wsgi.db.database import DatabaseOutOfSpace, DatabaseUnavailable
+from placement_wsgi.db.database import Database, DatabaseOutOfSpace, DatabaseUnavailable
 from placement_wsgi.objects import provider_allocations, tree_change, tree_state
 
 T = TypeVar("T")
@@ -165,6 +165,17 @@ class PlacementDirect:
             self.url, headers=headers,
             default_microversion="latest" if self.latest_microversion else None)
         return self.client
+
+    @property
+    def database(self) -> Database:
+        """The open app's database (its engine and transactions); only while open.
+
+        For in-process tools that keep their own rows beside Placement's
+        (the journal of ``nova_reshape``), never to write Placement's tables.
+        """
+        if self.app is None:
+            raise RuntimeError("this PlacementDirect is not open")
+        return self.app.placement_app.database
 
     def read_trees(self, roots: Sequence[str] | None = None,
                    batch_size: int = tree_state.DEFAULT_BATCH_SIZE,

@@ -352,13 +352,18 @@ def bench(database: str, directory: str, nodes: int, gpus: int, instances: int,
     }
 
 
-def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+def deployment_arguments(parser: argparse.ArgumentParser) -> None:
+    """The generated deployment's size: --nodes, --gpus, --instances, --kinds."""
     parser.add_argument("--nodes", type=int, default=1000)
     parser.add_argument("--gpus", type=int, default=4)
     parser.add_argument("--instances", type=int, default=16)
     parser.add_argument("--kinds", default="",
                         help="devices besides GPUs (numa,pci,accelerators); default none")
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    deployment_arguments(parser)
     parser.add_argument("--engine", choices=("sqlite", "postgresql", "mysql"), default="sqlite",
                         help="sqlite: a new file; postgresql/mysql (MariaDB): a throwaway "
                         "database on --server")

@@ -15,6 +15,9 @@
         --placement-url URL [--token TOKEN] [--header NAME:VALUE] --host-file PATH ...
     nova-reshape-manage placement describe_hosts [--nova-api-database URL] --output DIR ...
     nova-reshape-manage host collect --output FILE ...
+    nova-reshape-manage [--config-file FILE]... placement runs [show RUN_ID] [--format F]
+    nova-reshape-manage [--config-file FILE]... placement revert RUN_ID [--dry-run] \\
+        [--host HOST]... [--format F]
     nova-reshape-manage placement audit [--delete] [--resource_provider UUID] ...
     nova-reshape-manage placement sync_aggregates [--verbose] ...
     nova-reshape-manage placement heal_allocations [--dry-run] [--instance UUID] ...
@@ -73,12 +76,15 @@ from nova_reshape.cmd import (
     describe,
     from_nova,
     heal,
+    journaled,
     nova_cells,
     output,
     placement_rights,
     rebuild,
     report_file,
     request,
+    revert,
+    runs,
     scheduling,
     sync_aggregates,
 )
@@ -131,6 +137,8 @@ def build_parser() -> argparse.ArgumentParser:
     actions = placement.add_subparsers(dest="action", metavar="ACTION", required=True)
     request.add_parser(actions)
     heal.add_parser(actions)
+    runs.add_parser(actions)
+    revert.add_parser(actions)
     audit.add_parser(actions)
     sync_aggregates.add_parser(actions)
     rebuild.add_parser(actions)
@@ -216,8 +224,9 @@ def print_nova_config(hosts: Sequence[Host], options: releases.DriverOptions,
 
 
 def migrate_compute_inventory(migrate_request: MigrateRequest, out: TextIO,
-                              err: TextIO) -> int:
-    """The migration the request asks for; its exit status (refusals raised)."""
+                              err: TextIO, argv: Sequence[str] = ()) -> int:
+    """The migration the request asks for; its exit status (refusals raised).
+    ``argv``: the command line, for the journal (:mod:`nova_reshape.cmd.journaled`)."""
     if migrate_request.print_nova_config:
         inputs = read_inputs(migrate_request, out, err)
         return print_nova_config(list(inputs.hosts), inputs.options, out)
@@ -245,18 +254,22 @@ def migrate_compute_inventory(migrate_request: MigrateRequest, out: TextIO,
     except scheduling.SchedulingRefusal as refusal:
         report_file.write_refused(migrate_request, refusal.exit_code, refusal.table)
         raise
-    with report_file.open_report(migrate_request) as report:
+    with report_file.open_report(migrate_request) as report, \
+            journaled.migration_run(opener, migrate_request, argv) as run:
         show = output.show_for(migrate_request)
         settings = migrate.Settings(dry_run=migrate_request.dry_run, options=options,
-                                    show=report.show(show) if report else show)
+                                    show=report.show(show) if report else show,
+                                    journal=run.run_id if run else None)
         with output.ReportSpool(migrate_request) as entries:
             # The report file first: it takes its record out of each result's detail.
             tally = WrittenTally(report.finished if report else None, entries)
             try:
                 _run(migrate_request, opener, inputs, settings, progress, tally)
             except KeyboardInterrupt as stop:
+                journaled.interrupted(run, tally.written)
                 raise tally.interruption(stop, migrate_request.report) from None
             code = entries.exit_code()
+            journaled.finish(run, code, entries.counts, err)
             scheduling.recheck(migrate_request, opener, checked, options, code)
             if report:
                 report.scheduling = scheduling.table(checked)
@@ -336,6 +349,7 @@ def main(argv: Sequence[str] | None = None, out: TextIO | None = None,
     """Console-script entry point; returns the exit status."""
     out = out or sys.stdout
     err = err or sys.stderr
+    argv = list(sys.argv[1:] if argv is None else argv)
     args = build_parser().parse_args(argv)
     logging.basicConfig(stream=err, format="%(levelname)s %(name)s: %(message)s",
                         level=logging.INFO if args.verbose else logging.WARNING)
@@ -344,9 +358,10 @@ def main(argv: Sequence[str] | None = None, out: TextIO | None = None,
         logging.getLogger("nova_reshape").setLevel(logging.WARNING)
     with signals.interruptible():
         if getattr(args, "run", None):  # commands kept in their own modules
+            args.argv = argv
             return _exit_status(lambda: args.run(args, out, err), None, out, err)
         migrate_request = MigrateRequest.from_args(args)
-        return _exit_status(lambda: migrate_compute_inventory(migrate_request, out, err),
+        return _exit_status(lambda: migrate_compute_inventory(migrate_request, out, err, argv),
                             migrate_request, out, err)
 
 

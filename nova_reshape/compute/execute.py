@@ -51,6 +51,8 @@ import copy
 from collections.abc import Callable, Iterable, Mapping
 from typing import Any
 
+from sqlalchemy.engine import Connection
+
 from nova_reshape import exception
 from nova_reshape.compute.plan import NodePlan
 from nova_reshape.compute.tree_source import NodeState, node_state
@@ -68,6 +70,7 @@ from placement_wsgi.objects.allocation import ConsumerAllocations
 from placement_wsgi.objects.inventory_record import Inventory
 from placement_wsgi.objects.resource_provider import NewProvider
 from placement_wsgi.objects.tree_change import TreeChange, TreeCheck
+from placement_wsgi.objects.tree_state import TreeState
 
 CUSTOM_PREFIX = "CUSTOM_"
 #: Associations whose PUT answers the provider's whole new set (checked against what was sent).
@@ -83,16 +86,21 @@ def generations_of(plan: NodePlan, tree: ProviderTree) -> dict[str, int]:
 
 def write_in_transaction(writer: TreeWriter, plan: NodePlan, tree: ProviderTree,
                          allocations: Mapping[str, Any],
-                         check: Callable[[NodeState], None]) -> None:
+                         check: Callable[[NodeState], None],
+                         record: Callable[[Connection, TreeState], None] | None = None,
+                         ) -> None:
     """Write ``plan`` (made from ``tree`` and ``allocations`` as read) in one call,
     one database transaction, in-process on the database.
 
     ``check`` is given the node as the write leaves it, inside the write's
     transaction, before commit: what it raises rolls the write back and
-    reaches the caller. Raises what :func:`apply_change` raises.
+    reaches the caller. ``record`` then gets the transaction's connection and the
+    node as written (the journal's entry, committed with the change). Raises what
+    :func:`apply_change` raises.
     """
     apply_change(writer, tree_change(plan, generations_of(plan, tree), allocations),
-                 plan.reshape, TreeCheck(plan.root, lambda state: check(node_state(state))))
+                 plan.reshape, TreeCheck(plan.root, lambda state: check(node_state(state)),
+                                         record))
 
 
 class RestPlanWriter:

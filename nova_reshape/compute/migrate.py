@@ -81,7 +81,7 @@ from nova_reshape.compute.resource_tracker import CONFLICT_ATTEMPTS
 from nova_reshape.compute.spool import Spool
 from nova_reshape.compute.stream import Numbered, numbered_hosts, with_nova_conf
 from nova_reshape.compute.tree_source import BulkReader, NodeState
-from nova_reshape.compute.writers import Checked, WrittenNode, writer_for
+from nova_reshape.compute.writers import Checked, NodeJournal, WrittenNode, writer_for
 from nova_reshape.provider_tree import ProviderTree
 from nova_reshape.transport.base import Placement
 from nova_reshape.transport.counting import CountingTransport as CountingPlacement
@@ -114,13 +114,16 @@ class Settings:
     release (whose reshapes are the ones done) and the operator's switches.
     ``batch_size``: nodes written between two read-backs (and read in one
     bulk read before their write). ``show`` renders each node's detail for
-    the report (see :data:`Show`); None: no detail.
+    the report (see :data:`Show`); None: no detail. ``journal``: the id of
+    the journaled run each written node is recorded in, in its transaction
+    (in-process on the database only; :mod:`nova_reshape.journal`).
     """
 
     dry_run: bool = False
     options: DriverOptions = DriverOptions()
     batch_size: int = DEFAULT_BATCH_SIZE
     show: Show | None = None
+    journal: str | None = None
 
     def __post_init__(self) -> None:
         if self.batch_size < 1:
@@ -161,10 +164,8 @@ class Migration:
     in the whole description order are given (a parallel worker's share).
     With ``keep_results=False`` the results only go to ``finished`` (nothing
     per node is kept); ``expected`` is how many nodes to check, for the
-    progress total, as far as known beforehand.
-
-    The reader and the writer are chosen here, once
-    (:func:`~nova_reshape.compute.readers.reader_for`,
+    progress total, as far as known beforehand. The reader and the writer are
+    chosen here, once (:func:`~nova_reshape.compute.readers.reader_for`,
     :func:`~nova_reshape.compute.writers.writer_for`).
     """
 
@@ -174,8 +175,7 @@ class Migration:
                  bulk: BulkReader | None = None, numbered: Iterable[stream.Numbered] | None = None,
                  keep_results: bool = True, expected: int = 0) -> None:
         self.placement = CountingPlacement(placement)
-        #: The hosts, each with the position of its first node in the description
-        #: order; consumed once, a batch at a time (never all held).
+        #: The hosts with their first node's position; consumed once, a batch at a time.
         self.numbered = numbered if numbered is not None else stream.numbered_hosts(hosts)
         self.only = only
         self.settings = settings
@@ -193,7 +193,10 @@ class Migration:
         #: Reads trees and allocations (in bulk on the database, else per node).
         self.reader = reader_for(self.placement, bulk, settings.batch_size)
         #: Writes each node's plan and hands it back checked.
-        self.writer = writer_for(self.placement, self.reader)
+        #: Each checked node's host (node name -> host name), for the journal.
+        self._hosts: dict[str, str] = {}
+        self.writer = writer_for(self.placement, self.reader, None if settings.journal is None
+                                 else NodeJournal(settings.journal, self._hosts))
         self._done = 0
         self._calls_seen = 0
 
@@ -403,6 +406,7 @@ class Migration:
 
     def _check_batch(self, batch: list[stream.Checking], listing: preflight.Listing) -> None:
         self._hold(item.node for item in batch)
+        self._hosts.update((item.node.nodename, item.host) for item in batch if item.host)
         by_root: dict[str, list[stream.Checking]] = {}
         for item in batch:
             root, findings = preflight.resolve_root(item.node, listing)

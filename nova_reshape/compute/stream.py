@@ -29,6 +29,8 @@ class Checking:
     node: Node
     result: NodeResult
     conf_findings: list[preflight.Finding]
+    #: The described host's name, where it names one (the journal records it).
+    host: str | None = None
 
 
 def batches(numbered: Iterable[Numbered], only: Collection[str] | None,
@@ -50,7 +52,7 @@ def batches(numbered: Iterable[Numbered], only: Collection[str] | None,
                 continue
             result.status = REFUSED
             batch.append(Checking(merged[node.nodename], result,
-                                  findings.get(node.nodename, [])))
+                                  findings.get(node.nodename, []), host.host))
         if len(batch) >= size:
             yield batch
             batch = []

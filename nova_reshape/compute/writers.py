@@ -27,16 +27,21 @@ for "in-process on the database",
 
 from __future__ import annotations
 
+from collections.abc import Callable, Mapping
 from typing import NamedTuple, Protocol
+
+from sqlalchemy.engine import Connection
 
 from nova_reshape.compute import invariants, preflight, readback
 from nova_reshape.compute.execute import RestPlanWriter, write_in_transaction
 from nova_reshape.compute.node_result import NodeResult
 from nova_reshape.compute.readers import NodeReader, counted
 from nova_reshape.compute.tree_source import NodeState
+from nova_reshape.journal import of_state, of_tree, record_node
 from nova_reshape.provider_tree import ProviderTree
 from nova_reshape.transport.counting import CountingTransport
 from nova_reshape.transport.direct import on_database
+from placement_wsgi.objects.tree_state import TreeState
 
 
 class WrittenNode(NamedTuple):
@@ -85,12 +90,39 @@ def _violations(node: WrittenNode, state: NodeState) -> list[invariants.Violatio
     return readback.violations(node.nodename, node.simulation, node.simulation.moves, state)
 
 
-class InTransactionWriter:
-    """In-process on the database: one transaction per node, checked before commit."""
+class NodeJournal(NamedTuple):
+    """Where a run journals its nodes: its run id (:mod:`nova_reshape.journal`) and
+    each node's host (node name -> host name)."""
 
-    def __init__(self, placement: CountingTransport) -> None:
+    run_id: str
+    hosts: Mapping[str, str]
+
+
+class InTransactionWriter:
+    """In-process on the database: one transaction per node, checked before commit.
+
+    With a ``journal``, each node's entry (its tree as planned from and as
+    written) is written in the node's transaction, after the check.
+    """
+
+    def __init__(self, placement: CountingTransport, journal: NodeJournal | None = None,
+                 ) -> None:
         self.placement = placement
+        self.journal = journal
         self._checked: list[Checked] = []
+
+    def _recorder(self, node: WrittenNode) -> Callable[[Connection, TreeState], None] | None:
+        journal = self.journal
+        if journal is None:
+            return None
+        simulation = node.simulation
+        before = of_tree(simulation.tree_before, node.root, simulation.allocations_before)
+
+        def record(connection: Connection, state: TreeState) -> None:
+            record_node(connection, journal.run_id, node.nodename,
+                        journal.hosts.get(node.nodename), before, of_state(state))
+
+        return record
 
     def write(self, node: WrittenNode) -> None:
         seen: list[NodeState] = []
@@ -103,7 +135,7 @@ class InTransactionWriter:
 
         simulation = node.simulation
         write_in_transaction(self.placement, simulation.plan, simulation.tree_before,
-                             simulation.allocations_before, check)
+                             simulation.allocations_before, check, self._recorder(node))
         # A transaction run again (a deadlock) checks again: the last check is the one committed.
         self._checked.append(Checked(node, [], seen[-1].tree))
 
@@ -147,10 +179,12 @@ class ReadBackWriter:
                 for node in written]
 
 
-def writer_for(placement: CountingTransport, reader: NodeReader) -> NodeWriter:
+def writer_for(placement: CountingTransport, reader: NodeReader,
+               journal: NodeJournal | None = None) -> NodeWriter:
     """The run's writer: in one transaction per node when ``placement`` is
-    in-process on the database, else the request sequence read back through
-    ``reader``."""
+    in-process on the database (journaling each node in its transaction when
+    ``journal`` says where), else the request sequence read back through
+    ``reader`` (not journaled)."""
     if on_database(placement) is not None:
-        return InTransactionWriter(placement)
+        return InTransactionWriter(placement, journal)
     return ReadBackWriter(placement, reader)

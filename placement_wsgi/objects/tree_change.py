@@ -30,7 +30,9 @@ with their checks and errors:
 7. with a :class:`TreeCheck`, the tree is read as it now stands, inside the
    same transaction, and handed to the caller's check: whatever the check
    raises rolls the change back, so a write the caller finds wrong is never
-   committed.
+   committed; its ``record`` then writes the caller's own rows on the same
+   connection, so they commit with the change or not at all (the offline
+   tools' journal, :mod:`nova_reshape.journal`).
 
 Any error rolls the whole transaction back: the database is as before.
 Deadlocks and transient errors rerun it (:meth:`Database.write`).
@@ -86,11 +88,14 @@ class TreeCheck(NamedTuple):
     ``inspect`` gets the :class:`TreeState` of ``root`` read inside the
     change's transaction (what :func:`~placement_wsgi.objects.tree_state.read_trees`
     would return once committed); anything it raises rolls the change back
-    and reaches the caller unchanged.
+    and reaches the caller unchanged. ``record``, when given, is then called
+    with the transaction's connection and the same state: what it writes
+    commits with the change (and is rolled back with it).
     """
 
     root: str
     inspect: Callable[[TreeState], None]
+    record: Callable[[Connection, TreeState], None] | None = None
 
 
 @dataclasses.dataclass
@@ -221,7 +226,10 @@ def _apply(connection: Connection, change: TreeChange,
             check.root)
         if root is None:
             raise errors.NotFound(f"No resource provider with uuid {check.root} found")
-        check.inspect(read_batch(connection, [root[0]])[0])
+        state = read_batch(connection, [root[0]])[0]
+        check.inspect(state)
+        if check.record is not None:
+            check.record(connection, state)
     return {uuid: generation for uuid, (_, generation) in after.items()}
 
 

@@ -18,7 +18,7 @@ FLOORS: tuple[tuple[str, ...], ...] = (
     ("nova_reshape.transport", "nova_reshape.provider_tree", "nova_reshape.accelerator",
      "nova_reshape.progress"),
     ("nova_reshape.report", "nova_reshape.virt", "nova_reshape.novadb"),
-    ("nova_reshape.hostfacts", "nova_reshape.scheduler"),
+    ("nova_reshape.hostfacts", "nova_reshape.scheduler", "nova_reshape.journal"),
     ("nova_reshape.compute", "nova_reshape.consistency"),
     ("nova_reshape.runreport",),
     ("nova_reshape.cmd",),

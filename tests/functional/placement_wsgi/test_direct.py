@@ -224,3 +224,13 @@ def test_apply_tree_change_writes_through_the_open_database_only(db_url):
         assert placement.apply_tree_change(change) == {new: 1}
         traits = client.get(f"/resource_providers/{new}/traits", microversion="1.6").json()
         assert traits["traits"] == ["CUSTOM_ONE"]
+
+
+def test_the_open_database_is_offered_only_while_open(db_url):
+    direct = PlacementDirect(make_conf(db_url))
+    with pytest.raises(RuntimeError, match="not open"):
+        direct.database  # noqa: B018 - the property is what is tested
+    with direct:
+        assert direct.database.engine.url.render_as_string(hide_password=False) == db_url
+    with pytest.raises(RuntimeError, match="not open"):
+        direct.database  # noqa: B018

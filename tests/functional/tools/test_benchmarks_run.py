@@ -66,6 +66,11 @@ MIGRATE_FIGURES = _json_figures("migrate_seconds", "cpu_ms_per_node",
     r'"outcome": \{\s*"migrated": 4\s*\}',)
 KILLED = (*MIGRATE, "--kill-after", "1")
 KILLED_FIGURES = (r'"every_tree_root_plus_one_per_gpu": true', r'"third_run": \{')
+REVERT = (*MIGRATE, "--check-dump")
+REVERT_FIGURES = _json_figures("migrate_seconds_without_journal", "migrate_seconds_with_journal",
+                               "journal_cost_percent", "revert_seconds",
+                               "journal_kib_per_node") + (
+    r'"reverted": 4', r'"dump_after_revert_equals_before": true')
 ALLOCATIONS = ("--workers", "1", "--clients", "2", "--providers", "2", "--seconds", "2",
                "--claims", "10", "--children", "2", "--consumers", "2", "--rounds", "1")
 ALLOCATIONS_FIGURES = _json_figures("claims_per_s", "median_ms", "max_ms")
@@ -109,6 +114,7 @@ BENCHES = [
     Bench("bench_migrate.py", (*MIGRATE, "--over-http"),
           _json_figures("served_requests", "placement_calls", "http_to_in_process_wall"),
           on="sqlite-over-http"),
+    Bench("bench_revert.py", REVERT, REVERT_FIGURES),
     Bench("bench_allocations.py", ("--engine", "sqlite", *ALLOCATIONS), ALLOCATIONS_FIGURES),
     # Its browser figures are printed only where chromium is (else the reason why not).
     Bench("bench_report.py", ("--nodes", "4", "--gpus", "1", "--instances", "2"),
@@ -138,6 +144,8 @@ BENCHES = [
           REBUILD_FIGURES, ENV_POSTGRESQL, "postgresql"),
     Bench("bench_rebuild.py", (*REBUILD, "--engine", "mysql", *_on(ENV_MYSQL)),
           REBUILD_FIGURES, ENV_MYSQL, "mysql"),
+    Bench("bench_revert.py", (*REVERT, "--engine", "postgresql", *_on(ENV_POSTGRESQL)),
+          REVERT_FIGURES, ENV_POSTGRESQL, "postgresql"),
     Bench("bench_candidates_limit.py", ("--bench-dir", os.environ.get(ENV_BENCH_DIR, ""),
                                         "--count", "10", "--limits", "5", "--samples", "1",
                                         "--warmup", "0"),

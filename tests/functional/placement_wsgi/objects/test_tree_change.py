@@ -318,3 +318,48 @@ def test_placement_direct_previews_only_while_open(db_url):
         direct.read_with_changes([], lambda connection: None)
     with direct:
         assert direct.read_with_changes([], lambda connection: 42) == 42
+
+
+def _marks(database: Database) -> list[str]:
+    with database.engine.connect() as connection:
+        return list(connection.exec_driver_sql("SELECT note FROM tool_marks").scalars())
+
+
+@pytest.fixture
+def marks(seeded):
+    """A table of a tool's own beside Placement's (dropped by the next test's emptying)."""
+    with seeded.engine.begin() as connection:
+        connection.exec_driver_sql("CREATE TABLE tool_marks (note VARCHAR(80))")
+    return seeded
+
+
+def test_what_the_record_writes_commits_with_the_change(marks):
+    def record(connection, state):
+        connection.exec_driver_sql(
+            "INSERT INTO tool_marks (note) VALUES ('%d providers')" % len(state.providers))
+
+    apply_tree_change(marks, _reshape_change(marks), **OPTIONS,
+                      check=TreeCheck(ROOT, lambda state: None, record))
+    assert _marks(marks) == ["3 providers"]
+
+
+def test_the_record_is_rolled_back_with_a_refused_change(marks):
+    def refuse(state):
+        raise _Refusal("no")
+
+    def record(connection, state):  # pragma: no cover - must not run
+        raise AssertionError("the record runs only once the check passed")
+
+    digest = checksum(marks)
+    with pytest.raises(_Refusal):
+        apply_tree_change(marks, _reshape_change(marks), **OPTIONS,
+                          check=TreeCheck(ROOT, refuse, record))
+
+    def failing_record(connection, state):
+        connection.exec_driver_sql("INSERT INTO tool_marks (note) VALUES ('written')")
+        raise _Refusal("the record failed")
+
+    with pytest.raises(_Refusal):
+        apply_tree_change(marks, _reshape_change(marks), **OPTIONS,
+                          check=TreeCheck(ROOT, lambda state: None, failing_record))
+    assert _marks(marks) == [] and checksum(marks) == digest

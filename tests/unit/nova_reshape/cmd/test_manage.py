@@ -37,7 +37,7 @@ def _main(*argv: str) -> tuple[int, str, str]:
 ])
 def test_what_stops_the_command_is_one_line_and_its_exit_status(monkeypatch, raised, code,
                                                                   line):
-    def migrate_compute_inventory(request, out, err):
+    def migrate_compute_inventory(request, out, err, argv=()):
         raise raised
 
     monkeypatch.setattr(manage, "migrate_compute_inventory", migrate_compute_inventory)
@@ -49,10 +49,11 @@ def test_what_stops_the_command_is_one_line_and_its_exit_status(monkeypatch, rai
 def test_the_migrate_command_gets_the_request_built_once(monkeypatch):
     seen = []
     monkeypatch.setattr(manage, "migrate_compute_inventory",
-                        lambda request, out, err: seen.append(request) or 0)
+                        lambda request, out, err, argv: seen.append((request, argv)) or 0)
     assert _main("--config-file", "p.conf", *MIGRATE, "--dry-run")[0] == 0
-    [request] = seen
+    [(request, argv)] = seen
     assert request.placement.config_files == ("p.conf",) and request.dry_run
+    assert argv == ["--config-file", "p.conf", *MIGRATE, "--dry-run"]  # for the journal
 
 
 def test_a_bad_host_file_is_refused_as_bad_input(tmp_path):

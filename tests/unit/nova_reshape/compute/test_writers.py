@@ -39,7 +39,7 @@ def transactions(monkeypatch):
     transaction retried after a deadlock runs it again)."""
     written, runs, trees = [], {}, []
 
-    def write_in_transaction(writer, plan, tree, allocations, check):
+    def write_in_transaction(writer, plan, tree, allocations, check, record=None):
         for _ in range(runs.get(plan, 1)):
             trees.append(ProviderTree())
             check(NodeState(plan, trees[-1], {}))

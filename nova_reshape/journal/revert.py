@@ -1,0 +1,183 @@
+"""``revert``: every node of a journaled run put back to its "before" state.
+
+For each node entry of the run (those of ``hosts`` only, when named), in
+the order they were written:
+
+1. the node's tree and consumers are read as they are now (a bulk read per
+   batch, :meth:`~placement_wsgi.direct.PlacementDirect.read_trees`);
+2. compared with the run's "after" (consumer generations included,
+   provider generations not): when they agree the node is put back; when
+   they differ but agree with the "before" (a revert that already did this
+   node, perhaps killed before it could say so) there is nothing to do;
+   otherwise the node is **refused** with one line naming what changed, and
+   the other nodes go on;
+3. the change back (:func:`~nova_reshape.journal.plan.change_for`) is
+   written in ONE transaction
+   (:meth:`~placement_wsgi.direct.PlacementDirect.apply_tree_change`) whose
+   check, before commit, reads the node and requires it to equal the
+   "before" (else it is rolled back: ``invariant``), and whose ``record``
+   journals the node in the same transaction for the revert's own run, so
+   a revert is itself revertable and a killed one leaves an exact journal.
+
+A dry run does steps 1 and 2 and describes each change step 3 would write
+(:func:`~nova_reshape.journal.plan.describe`); the real revert reports the
+same description for what it wrote. After the nodes, the custom traits and
+resource classes the reverted run created are deleted again where nothing
+uses them any more (Placement's own delete rules decide).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import enum
+from collections.abc import Callable, Sequence
+from typing import Any
+
+from sqlalchemy.engine import Connection
+
+from nova_reshape.journal import names, plan, store
+from nova_reshape.journal.snapshot import Snapshot, differences, of_state
+from placement_wsgi import errors
+from placement_wsgi.db.database import Database
+from placement_wsgi.direct import PlacementDirect
+from placement_wsgi.objects.tree_change import TreeCheck
+from placement_wsgi.objects.tree_state import DEFAULT_BATCH_SIZE, TreeState
+
+#: Phrases of what changed named in a refusal's line before "and N more".
+SHOWN_DIFFERENCES = 3
+
+
+class RevertStatus(enum.StrEnum):
+    """What happened to one node of the reverted run."""
+
+    REVERTED = "reverted"
+    WOULD_REVERT = "would-revert"
+    ALREADY = "already-reverted"
+    REFUSED = "refused"
+    CONFLICT = "conflict"
+    FAILED = "failed"
+    INVARIANT = "invariant"
+
+
+@dataclasses.dataclass
+class NodeRevert:
+    """One node's outcome: ``reason`` is the one line for a node not reverted;
+    ``changes`` what was (or, in a dry run, would be) written."""
+
+    nodename: str
+    host: str | None
+    root: str
+    status: RevertStatus
+    reason: str = ""
+    changes: dict[str, Any] = dataclasses.field(default_factory=dict)
+
+    def to_dict(self) -> dict[str, Any]:
+        return dataclasses.asdict(self) | {"status": str(self.status)}
+
+
+class NotRestored(Exception):
+    """The change left the node other than its "before" (rolled back)."""
+
+
+def _one_line(found: list[str]) -> str:
+    more = len(found) - SHOWN_DIFFERENCES
+    return "; ".join(found[:SHOWN_DIFFERENCES]) + (f"; and {more} more" if more > 0 else "")
+
+
+def selected(keys: Sequence[store.EntryKey], hosts: Sequence[str]) -> list[store.EntryKey]:
+    """The entries of ``hosts`` (a host or node name each), or all when none is named."""
+    if not hosts:
+        return list(keys)
+    wanted = set(hosts)
+    return [key for key in keys if key.host in wanted or key.nodename in wanted]
+
+
+class Reverter:
+    """Reverts node entries through ``direct`` (an open PlacementDirect).
+
+    ``run_id``: the revert's own journaled run (None for a dry run, which
+    writes nothing). ``progress(phase, done, total)`` after each node.
+    ``stop()``: checked before each node; once true the revert returns what
+    it did (the nodes not reached are untouched).
+    """
+
+    def __init__(self, direct: PlacementDirect, *, run_id: str | None,
+                 progress: Callable[[str, int, int], None] | None = None,
+                 batch_size: int = DEFAULT_BATCH_SIZE,
+                 stop: Callable[[], bool] = lambda: False) -> None:
+        self.direct = direct
+        self.run_id = run_id
+        self.progress = progress or (lambda phase, done, total: None)
+        self.batch_size = batch_size
+        self.stop = stop
+
+    def revert(self, keys: Sequence[store.EntryKey]) -> list[NodeRevert]:
+        """Each entry's outcome, in the order of ``keys``; entries are read from the
+        journal and nodes from Placement a batch at a time."""
+        results: list[NodeRevert] = []
+        for batch in store.entries_of(self.direct.database.engine, keys, self.batch_size):
+            now = {state.root: of_state(state)
+                   for state in self.direct.read_trees([e.root for e in batch], len(batch))}
+            for entry in batch:
+                if self.stop():
+                    return results
+                results.append(self._node(entry, now.get(entry.root)))
+                self.progress("revert", len(results), len(keys))
+        return results
+
+    def _node(self, entry: store.NodeEntry, current: Snapshot | None) -> NodeRevert:
+        result = NodeRevert(entry.nodename, entry.host, entry.root, RevertStatus.REFUSED)
+        if current is None:
+            result.reason = f"root provider {entry.root} is gone"
+            return result
+        changed = differences(entry.after, current)
+        if changed:
+            if not differences(entry.before, current, consumer_generations=False):
+                result.status = RevertStatus.ALREADY
+            else:
+                result.reason = "changed since the run: " + _one_line(changed)
+            return result
+        try:
+            change = plan.change_for(entry.before, current)
+        except plan.CannotRevert as error:
+            result.reason = str(error)
+            return result
+        result.changes = plan.describe(change)
+        if self.run_id is None:
+            result.status = RevertStatus.WOULD_REVERT
+            return result
+        result.status, result.reason = self._write(entry, current, change)
+        if result.status is not RevertStatus.REVERTED:
+            result.changes = {}
+        return result
+
+    def _write(self, entry: store.NodeEntry, current: Snapshot,
+               change: Any) -> tuple[RevertStatus, str]:
+        assert self.run_id is not None
+        run_id = self.run_id
+
+        def restored(state: TreeState) -> None:
+            found = differences(entry.before, of_state(state), consumer_generations=False)
+            if found:
+                raise NotRestored(_one_line(found))
+
+        def record(connection: Connection, state: TreeState) -> None:
+            store.record_node(connection, run_id, entry.nodename, entry.host, current,
+                              of_state(state))
+
+        try:
+            self.direct.apply_tree_change(change, TreeCheck(entry.root, restored, record))
+        except NotRestored as error:
+            return RevertStatus.INVARIANT, f"the write would not restore it, rolled back: {error}"
+        except errors.ConcurrentUpdate as error:
+            return RevertStatus.CONFLICT, f"written meanwhile ({error}); run the revert again"
+        except errors.PlacementError as error:
+            return RevertStatus.FAILED, f"Placement refused the change: {error}"
+        return RevertStatus.REVERTED, ""
+
+
+def forget_names(database: Database, run: store.Run, dry_run: bool) -> list[str]:
+    """The custom traits and classes ``run`` created that nothing uses now: deleted
+    (unless ``dry_run``: the candidates); their names
+    (:func:`~nova_reshape.journal.names.forget_unused`)."""
+    return names.forget_unused(database, run.inputs.get(names.INPUT_KEY), dry_run=dry_run)

@@ -1,0 +1,59 @@
+"""The migration's run in the journal: every node in its transaction, workers too."""
+
+from __future__ import annotations
+
+import io
+
+import pytest
+
+from nova_reshape.cmd import journaled, manage
+from nova_reshape.cmd.request import HostFiles, MigrateRequest, PlacementAccess
+from nova_reshape.journal import RunStatus, entries, list_runs
+from placement_wsgi.db.database import Database
+from tests.fixtures.killed_runs import command, generate
+
+
+def _runs(db_url: str):
+    database = Database(db_url)
+    try:
+        return [(run, entries(database.engine, run.id)) for run in list_runs(database.engine)]
+    finally:
+        database.dispose()
+
+
+@pytest.mark.parametrize("workers", ["1", "2"])
+def test_every_written_node_has_one_entry_whatever_the_workers(db_url, tmp_path, workers):
+    out, conf = generate(db_url, tmp_path, hosts=4, instances=4, kinds=())
+    code = manage.main(command(conf, out, "--workers", workers), out=io.StringIO(),
+                       err=io.StringIO())
+    assert code == 0
+    [(run, nodes)] = _runs(db_url)
+    assert run.status is RunStatus.OK and run.counts == {"migrated": 4}
+    assert sorted(entry.nodename for entry in nodes) == [f"cmp-000{i}" for i in range(4)]
+    assert all(len(entry.before.providers) == 1 and len(entry.after.providers) == 5
+               for entry in nodes)
+    assert "--workers" in run.command_line
+    manage.main(command(conf, out), out=io.StringIO(), err=io.StringIO())
+    (_, _), (again, none) = _runs(db_url)
+    assert again.counts == {"unchanged": 4} and none == []
+
+
+def test_a_dry_run_and_a_run_over_http_are_not_journaled():
+    def opener():  # pragma: no cover - never opened
+        raise AssertionError("nothing is opened for a run that is not journaled")
+
+    hosts = HostFiles(("hosts",))
+    for request in (MigrateRequest(PlacementAccess(config_files=("c",)), hosts, dry_run=True),
+                    MigrateRequest(PlacementAccess(url="http://h"), hosts)):
+        with journaled.migration_run(opener, request, []) as run:
+            assert run is None
+    journaled.finish(None, 0, [], io.StringIO())  # nothing to record
+
+
+def test_the_inputs_keep_no_token():
+    request = MigrateRequest(PlacementAccess(url="http://h", token="s3cret",
+                                             headers=("X-A:b",)), HostFiles(("h.yaml",)))
+    inputs = journaled.inputs_of(request)
+    assert "s3cret" not in repr(inputs) and "X-A" not in repr(inputs)
+    assert inputs["hosts"] == {"paths": ("h.yaml",)}
+    assert journaled.STATUS_OF_EXIT[manage.EXIT_CONFLICT] is RunStatus.CONFLICT
