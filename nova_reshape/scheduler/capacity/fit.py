@@ -23,6 +23,17 @@ schedules it on that host alone:
 It stops at the first boot that finds no candidate or that a filter drops,
 or at :data:`MAX_FITS` (a flavor asking Placement for nothing would fit
 forever).
+
+That loop (:func:`count_fits`) is the reference. When no prepared filter
+check can change its verdict with a claim (:func:`blind_to_claims`: only
+the built-in filters of :data:`BLIND_TO_CLAIMS` have a check for the
+flavor), the same count is had without one iteration per instance
+(:func:`count_in_room`): the room only shrinks, so a candidate that stopped
+fitting never fits again and the first candidate fitting stays the first
+until it is full; it is claimed ``min(free // amount)`` times at once, then
+the next one is. NUMATopologyFilter, PciPassthroughFilter, the resource
+filters, ComputeCapabilitiesFilter, JsonFilter and any third party's filter
+read what a claim changes: with a check of theirs the loop runs.
 """
 
 from __future__ import annotations
@@ -32,6 +43,7 @@ import functools
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from nova_reshape.scheduler.filters import affinity, aggregate, capabilities, core, devices, image
 from nova_reshape.scheduler.filters.base import (
     BaseHostFilter,
     HostCheck,
@@ -43,6 +55,19 @@ from nova_reshape.scheduler.request_spec import RequestSpec
 
 #: The count stops here (documented): a flavor asking for no resource fits without end.
 MAX_FITS = 10_000
+
+#: Built-in filters (these exact classes, not subclasses) whose check reads
+#: nothing a claim changes (free RAM and disk, vCPUs used, instance and I/O
+#: counters, NUMA usage, PCI pools, limits, the candidates): the service,
+#: hints, server groups, aggregates, image and hypervisor properties, metrics.
+BLIND_TO_CLAIMS = frozenset({
+    core.AllHostsFilter, core.ComputeFilter, core.RetryFilter, core.AvailabilityZoneFilter,
+    image.ImagePropertiesFilter, image.IsolatedHostsFilter,
+    image.AggregateImagePropertiesIsolation, affinity.DifferentHostFilter,
+    affinity.SameHostFilter, affinity.SimpleCIDRAffinityFilter,
+    affinity.ServerGroupAffinityFilter, affinity.ServerGroupAntiAffinityFilter,
+    aggregate.AggregateMultiTenancyIsolation, aggregate.AggregateTypeAffinityFilter,
+    capabilities.AggregateInstanceExtraSpecsFilter, devices.MetricsFilter})
 
 Candidate = Mapping[str, Any]
 
@@ -68,11 +93,25 @@ class TreeRoom:
                    for provider, entry in candidate["allocations"].items()
                    for resource_class, amount in entry["resources"].items())
 
-    def claim(self, candidate: Candidate) -> None:
+    def claim(self, candidate: Candidate, times: int = 1) -> None:
         for provider, entry in candidate["allocations"].items():
             for resource_class, amount in entry["resources"].items():
                 key = (provider, resource_class)
-                self.claimed[key] = self.claimed.get(key, 0) + amount
+                self.claimed[key] = self.claimed.get(key, 0) + amount * times
+
+    def times(self, candidate: Candidate, most: int) -> int:
+        """How many claims of ``candidate`` in a row fit, at most ``most``: the
+        least ``free // amount`` over its amounts (an amount of 0 fits while its
+        room is not negative)."""
+        times = most
+        for provider, entry in candidate["allocations"].items():
+            for resource_class, amount in entry["resources"].items():
+                free = self.free(provider, resource_class)
+                if amount > 0:
+                    times = min(times, free // amount if free > 0 else 0)
+                elif free < 0:
+                    times = 0
+        return times
 
 
 def prepare_checks(filters: Sequence[BaseHostFilter], spec: RequestSpec) -> list[HostCheck]:
@@ -93,6 +132,17 @@ def prepare_checks(filters: Sequence[BaseHostFilter], spec: RequestSpec) -> list
         else:
             checks.append(functools.partial(_passes, host_filter, spec))
     return checks
+
+
+def blind_to_claims(filters: Sequence[BaseHostFilter], spec: RequestSpec) -> bool:
+    """Whether no filter with a check for ``spec`` can change its verdict with a
+    claim (see :data:`BLIND_TO_CLAIMS`): then :func:`count_in_room` is exact."""
+    for host_filter in filters:
+        if type(host_filter) in BLIND_TO_CLAIMS:
+            continue
+        if not isinstance(host_filter, PreparedHostFilter) or host_filter.checker(spec) is not None:
+            return False
+    return True
 
 
 def _passes(host_filter: BaseHostFilter, spec: RequestSpec, host: HostState) -> Verdict:
@@ -119,4 +169,28 @@ def count_fits(host: HostState, candidates: Sequence[Candidate], spec: RequestSp
         # a new request: consuming rewrites its NUMA topology
         host.consume_from_request(copy.copy(spec))
         fits += 1
+    return fits
+
+
+def count_in_room(host: HostState, candidates: Sequence[Candidate], checks: Sequence[HostCheck],
+                  room: TreeRoom) -> int:
+    """:func:`count_fits`' answer when the checks are blind to claims (see the module).
+
+    The checks run once (their verdict cannot change); then, in the
+    candidates' order, each is claimed as many times in a row as it fits: the
+    loop's claims exactly, without one iteration per instance. ``host`` is
+    not consumed.
+    """
+    left = [candidate for candidate in candidates if room.fits(candidate)]
+    if not left:
+        return 0
+    host.allocation_candidates = left
+    if not all(check(host) for check in checks):
+        return 0
+    fits = 0
+    for candidate in left:
+        times = room.times(candidate, MAX_FITS - fits)
+        if times > 0:
+            room.claim(candidate, times)
+            fits += times
     return fits
