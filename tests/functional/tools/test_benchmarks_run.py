@@ -80,6 +80,10 @@ CONSISTENCY_FIGURES = _json_figures("audit_seconds", "audit_delete_seconds",
                                     "audit_clean_seconds", "sync_aggregates_seconds",
                                     "sync_aggregates_clean_seconds")
 
+CAPACITY = ("--hosts", "8", "--flavors", "4")
+CAPACITY_FIGURES = _json_figures("check_seconds", "check_cpu_seconds", "total_fits") + (
+    r'"check_exit": 0',)
+
 
 def _on(variable: str) -> tuple[str, ...]:
     """``--server`` arguments naming the server of ``variable`` (empty when unset)."""
@@ -128,6 +132,9 @@ BENCHES = [
           HEAL_FIGURES, ENV_POSTGRESQL, "postgresql"),
     Bench("bench_heal.py", (*HEAL, "--engine", "mysql", *_on(ENV_MYSQL)),
           HEAL_FIGURES, ENV_MYSQL, "mysql"),
+    Bench("bench_capacity.py", CAPACITY, CAPACITY_FIGURES),
+    Bench("bench_capacity.py", (*CAPACITY, "--engine", "postgresql", *_on(ENV_POSTGRESQL)),
+          CAPACITY_FIGURES, ENV_POSTGRESQL, "postgresql"),
     Bench("bench_candidates_limit.py", ("--bench-dir", os.environ.get(ENV_BENCH_DIR, ""),
                                         "--count", "10", "--limits", "5", "--samples", "1",
                                         "--warmup", "0"),
