@@ -19,9 +19,11 @@ and, from the database, the reason each other root is not one):
    (one read of the cloud) and forked per flavor with that flavor's
    candidates; the configured filters once over all of them (the reason of
    every host a filter drops);
-4. per valid host the count: :func:`~.fit.count_in_room` when no filter
-   check of the flavor can change its verdict with a claim, else nova's
-   loop, :func:`~.fit.count_fits`, on a consumable fork of its own.
+4. per valid host the count of :func:`~.fit.count`, the way
+   :func:`~.fit.way_of` chose for the flavor: nova's consume-then-filter
+   loop (on a consumable fork of its own), or its answer in closed form
+   where no filter check can change its verdict with a claim but as
+   counted (NUMA slots of a pinned guest).
 
 Every root provider Placement holds is a row: valid with its count, or
 invalid with the reason (Placement's, the filter's, or why nova has no such
@@ -40,10 +42,10 @@ from nova_reshape.nova.flavor import Flavor
 from nova_reshape.scheduler import prefilters
 from nova_reshape.scheduler.capacity.fit import (
     TreeRoom,
-    blind_to_claims,
-    count_fits,
-    count_in_room,
+    Way,
+    count,
     prepare_checks,
+    way_of,
 )
 from nova_reshape.scheduler.capacity.records import CapacityReport, FlavorCapacity, HostFit
 from nova_reshape.scheduler.config import SchedulerConfig
@@ -128,14 +130,14 @@ class CapacityCheck:
         dropped = trace.reasons()
         valid = {id(host) for host in passed}
         checks = prepare_checks(self.scheduler.filters, spec)
-        blind = blind_to_claims(self.scheduler.filters, spec)
+        way = way_of(self.scheduler.filters, spec)
         fits: dict[str, int] = {}
         for host in hosts:
             uuid = host.uuid or host.host
             if id(host) not in valid:
                 reasons[uuid] = dropped.get(host.label, "dropped by the filters")
                 continue
-            fits[uuid] = self._count(host, spec, checks, blind, TreeRoom(
+            fits[uuid] = self._count(host, spec, checks, way, TreeRoom(
                 view.body["provider_summaries"]))
         rows = []
         for uuid, root_name in sorted_roots(view):
@@ -146,17 +148,14 @@ class CapacityCheck:
                                     reasons.get(uuid, "the filters left no candidate")))
         return rows
 
-    def _count(self, host: HostState, spec: RequestSpec, checks: list[HostCheck], blind: bool,
+    def _count(self, host: HostState, spec: RequestSpec, checks: list[HostCheck], way: Way,
                room: TreeRoom) -> int:
         """The host's count on its candidates as Placement gave them (not as the
         filters pruned them), on a fork of the host as the source built it."""
         pristine, built = self._known[host.uuid or ""]
         candidates = self._candidates[host.uuid or ""]
-        later = time.time() - built
-        if blind:
-            return count_in_room(pristine.fork(later=later), candidates, checks, room)
-        return count_fits(pristine.fork(consumable=True, later=later), candidates, spec, checks,
-                          room)
+        return count(pristine.fork(later=time.time() - built), candidates, spec, checks, room,
+                     way)
 
     def _host_states(self, view: PlacementView) -> tuple[list[HostState], list[str]]:
         """The candidate roots' HostStates for one flavor, and the source's lines for

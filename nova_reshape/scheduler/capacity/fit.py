@@ -33,12 +33,16 @@ fitting never fits again and the first candidate fitting stays the first
 until it is full; it is claimed ``min(free // amount)`` times at once, then
 the next one is. NUMATopologyFilter, PciPassthroughFilter, the resource
 filters, ComputeCapabilitiesFilter, JsonFilter and any third party's filter
-read what a claim changes: with a check of theirs the loop runs.
+read what a claim changes: with a check of theirs the loop runs, but for a
+pinned guest NUMATopologyFilter alone bounds in closed form
+(:func:`numa_slots`). :func:`way_of` chooses per flavor, :func:`count`
+counts one host.
 """
 
 from __future__ import annotations
 
 import copy
+import enum
 import functools
 from collections.abc import Mapping, Sequence
 from typing import Any
@@ -134,15 +138,94 @@ def prepare_checks(filters: Sequence[BaseHostFilter], spec: RequestSpec) -> list
     return checks
 
 
+class Way(enum.Enum):
+    """How one flavor's counts are had (see the module)."""
+
+    #: No check can change its verdict with a claim: :func:`count_in_room`.
+    ROOM = "room"
+    #: Only NUMATopologyFilter's can, for a guest whose boots each take one slot
+    #: of one cell (:func:`numa_slots`): the least of both counts.
+    NUMA_SLOTS = "numa slots"
+    #: nova's loop, :func:`count_fits`.
+    LOOP = "loop"
+
+
+def sensitive_filters(filters: Sequence[BaseHostFilter], spec: RequestSpec
+                      ) -> list[BaseHostFilter]:
+    """The filters with a check for ``spec`` that may change its verdict with a
+    claim (any not in :data:`BLIND_TO_CLAIMS`)."""
+    return [host_filter for host_filter in filters
+            if type(host_filter) not in BLIND_TO_CLAIMS
+            and (not isinstance(host_filter, PreparedHostFilter)
+                 or host_filter.checker(spec) is not None)]
+
+
 def blind_to_claims(filters: Sequence[BaseHostFilter], spec: RequestSpec) -> bool:
     """Whether no filter with a check for ``spec`` can change its verdict with a
     claim (see :data:`BLIND_TO_CLAIMS`): then :func:`count_in_room` is exact."""
-    for host_filter in filters:
-        if type(host_filter) in BLIND_TO_CLAIMS:
-            continue
-        if not isinstance(host_filter, PreparedHostFilter) or host_filter.checker(spec) is not None:
-            return False
-    return True
+    return not sensitive_filters(filters, spec)
+
+
+def way_of(filters: Sequence[BaseHostFilter], spec: RequestSpec) -> Way:
+    """How the counts of ``spec`` are had (see :class:`Way`)."""
+    sensitive = sensitive_filters(filters, spec)
+    if not sensitive:
+        return Way.ROOM
+    if [type(f) for f in sensitive] == [devices.NUMATopologyFilter] and _slotted(spec):
+        return Way.NUMA_SLOTS
+    return Way.LOOP
+
+
+def _slotted(spec: RequestSpec) -> bool:
+    """A guest of one cell of dedicated CPUs only, thread policy ``prefer``, no page
+    size, no emulator threads of its own, no PCI request: each boot pins that many
+    CPUs and takes that much memory of ONE cell, whatever the cell."""
+    topology = spec.numa_topology
+    if topology is None or len(topology.cells) != 1 or topology.emulator_threads_isolated:
+        return False
+    cell = topology.cells[0]
+    return (bool(cell.pcpuset) and not cell.cpuset and cell.pagesize is None
+            and cell.memory > 0 and cell.thread_policy in (None, "prefer")
+            and not spec.pci_requests)
+
+
+def numa_slots(host: HostState, spec: RequestSpec) -> int | None:
+    """How many boots of a :func:`_slotted` guest the host's NUMA cells take one
+    after the other: per cell ``min(free dedicated CPUs // guest CPUs, free memory
+    // guest memory)`` where the cell's fixed checks pass, summed (each boot takes
+    one slot of the cell it lands on, so the order of the cells does not matter).
+    None when a cell's threads are not plain (sibling sets overlapping)."""
+    topology = host.numa_topology
+    if topology is None:
+        return 0
+    (guest,) = spec.numa_topology.cells
+    cpus, memory = len(guest.pcpuset), guest.memory
+    slots = 0
+    for cell in topology.cells:
+        if sum(map(len, cell.siblings)) != len(frozenset().union(*cell.siblings)):
+            return None
+        if cell.mempages:
+            smallest = min(cell.mempages, key=lambda page: page.size_kb)
+            fixed = (smallest.total - smallest.reserved) * smallest.size_kb >= memory * 1024
+        else:
+            fixed = memory <= cell.memory
+        if fixed and cpus <= len(cell.pcpuset):
+            slots += max(0, min(cell.avail_pcpus // cpus, cell.avail_memory // memory))
+    return slots
+
+
+def count(host: HostState, candidates: Sequence[Candidate], spec: RequestSpec,
+          checks: Sequence[HostCheck], room: TreeRoom, way: Way) -> int:
+    """The host's count the ``way`` of its flavor (:func:`way_of`): nova's loop's
+    answer. ``host`` is left as it is (the loop consumes a fork)."""
+    if way is Way.ROOM:
+        return count_in_room(host.fork(), candidates, checks, room)
+    slots = numa_slots(host, spec) if way is Way.NUMA_SLOTS else None
+    if slots is None:
+        return count_fits(host.fork(consumable=True), candidates, spec, checks, room)
+    # a boot lands iff Placement still has a candidate and the cells a slot: the
+    # two do not depend on each other (the NUMA check keeps every candidate)
+    return min(count_in_room(host.fork(), candidates, checks, room), slots)
 
 
 def _passes(host_filter: BaseHostFilter, spec: RequestSpec, host: HostState) -> Verdict:

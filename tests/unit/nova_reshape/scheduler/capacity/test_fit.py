@@ -7,10 +7,14 @@ import time
 from nova_reshape.nova.flavor import Flavor
 from nova_reshape.scheduler.capacity.fit import (
     TreeRoom,
+    Way,
     blind_to_claims,
+    count,
     count_fits,
     count_in_room,
+    numa_slots,
     prepare_checks,
+    way_of,
 )
 from nova_reshape.scheduler.config import SchedulerConfig
 from nova_reshape.scheduler.filters.base import BaseHostFilter
@@ -140,3 +144,52 @@ def test_filters_that_read_what_a_claim_changes_need_the_loop():
     subclass.conf = SchedulerConfig()
     assert not blind_to_claims([subclass],
                                spec_for_flavor(Flavor("g", 1, 512), SchedulerConfig()))
+
+
+NUMA_ONLY = SchedulerConfig({"filter_scheduler": {"enabled_filters": ["ComputeFilter",
+                                                                      "NUMATopologyFilter"]}})
+
+
+def pinned_spec(vcpus: int, **specs: str):
+    return spec_for_flavor(Flavor("p", vcpus, 1024, extra_specs={
+        "hw:cpu_policy": "dedicated", **specs}), NUMA_ONLY)
+
+
+def test_the_way_of_a_flavor():
+    filters = FilterScheduler(NUMA_ONLY).filters
+    assert way_of(filters, spec_for_flavor(Flavor("g", 1, 512), NUMA_ONLY)) is Way.ROOM
+    assert way_of(filters, pinned_spec(2)) is Way.NUMA_SLOTS
+    # SMT required, two guest cells: the loop
+    assert way_of(filters, pinned_spec(2, **{"hw:cpu_thread_policy": "require"})) is Way.LOOP
+    assert way_of(filters, pinned_spec(2, **{"hw:numa_nodes": "2"})) is Way.LOOP
+
+
+def test_numa_slots_per_cell_by_free_dedicated_cpus_and_memory():
+    topology = {"cells": [
+        {"id": 0, "cpuset": [0], "pcpuset": [1, 2, 3, 4, 5], "memory": 8192,
+         "pinned_cpus": [1]},                           # 4 free: two guests of 2
+        {"id": 1, "cpuset": [6], "pcpuset": [7, 8, 9, 10, 11, 12], "memory": 2048},
+        {"id": 2, "cpuset": [13], "pcpuset": [14], "memory": 8192}]}   # too few CPUs
+    host = build_host_state({"host": "cmp", "vcpus": 16, "memory_mb": 32768,
+                             "numa_topology": topology}, now=NOW)
+    assert numa_slots(host, pinned_spec(2)) == 2 + 2     # cell 1: memory for two
+    assert numa_slots(build_host_state({"host": "flat"}, now=NOW), pinned_spec(2)) == 0
+    overlapping = {"cells": [{"id": 0, "pcpuset": [0, 1, 2], "memory": 4096,
+                              "siblings": [[0, 1], [1, 2]]}]}
+    assert numa_slots(build_host_state({"host": "odd", "numa_topology": overlapping},
+                                       now=NOW), pinned_spec(1)) is None
+
+
+def test_numa_slots_give_the_loop_s_count():
+    topology = {"cells": [{"id": 0, "cpuset": [0], "pcpuset": [1, 2, 3, 4, 5], "memory": 8192},
+                          {"id": 1, "cpuset": [6], "pcpuset": [7, 8, 9], "memory": 8192}]}
+    spec = pinned_spec(2)
+    checks = prepare_checks(FilterScheduler(NUMA_ONLY).filters, spec)
+    vcpu = [{"allocations": {"root": {"resources": {"VCPU": 2}}}, "mappings": {}}]
+    for vcpus in (16, 4):    # NUMA bounds it (3), then Placement does (2)
+        host = build_host_state({"host": "cmp", "vcpus": 16, "memory_mb": 8192,
+                                 "numa_topology": topology}, now=time.time())
+        summaries = {"root": {"resources": {"VCPU": {"capacity": vcpus, "used": 0}}}}
+        looped = count(host, vcpu, spec, checks, TreeRoom(summaries), Way.LOOP)
+        assert count(host, vcpu, spec, checks, TreeRoom(summaries), Way.NUMA_SLOTS) == looped
+        assert looped == min(3, vcpus // 2)
