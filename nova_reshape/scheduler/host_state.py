@@ -13,6 +13,8 @@ from.
 
 from __future__ import annotations
 
+import copy
+import dataclasses
 import json
 import time
 from collections.abc import Iterable
@@ -173,6 +175,35 @@ class HostState:
         if self._cpu_info_cache is None and self.cpu_info:
             self._cpu_info_cache = json.loads(self.cpu_info)
         return self._cpu_info_cache
+
+    def fork(self, consumable: bool = False, later: float = 0.0) -> HostState:
+        """A copy one request may filter (and, ``consumable``, consume) without
+        touching this one; ``later`` seconds after this one was built: the
+        service's timestamps move with the clock, so the copy's heartbeat is as
+        old as a HostState built now from the same records would have it.
+
+        What filters change is new: ``limits`` (NUMATopologyFilter and the
+        aggregate resource filters set them) and the ``allocation_candidates``
+        list (pruned by reassignment). ``consumable`` also deep-copies what
+        :meth:`consume_from_request` changes in place: the NUMA cells' usage and
+        the PCI pools (its counters are plain numbers, set anew). Everything else
+        (instances, aggregates, service, stats ...) is shared, read only.
+        """
+        twin = copy.copy(self)
+        twin.limits = dict(self.limits)
+        if later:
+            service = self.service
+            twin.service = dataclasses.replace(
+                service,
+                last_seen_up=None if service.last_seen_up is None else service.last_seen_up + later,
+                created_at=None if service.created_at is None else service.created_at + later)
+        if self.allocation_candidates is not None:
+            twin.allocation_candidates = list(self.allocation_candidates)
+        if consumable:
+            if self.numa_topology is not None:
+                twin.numa_topology = self.numa_topology.usage_copy()
+            twin.pci_stats = self.pci_stats.copy()
+        return twin
 
     def consume_from_request(self, spec: RequestSpec) -> None:
         """Account one instance of ``spec`` on this host (nova's consume_from_request).

@@ -71,6 +71,14 @@ class NUMACell:
 class NUMATopology:
     cells: list[NUMACell]
 
+    def usage_copy(self) -> NUMATopology:
+        """A copy :func:`apply_usage` may change without touching this one: what it
+        changes is new (each cell, its pinned CPUs, its pages); the frozen CPU sets
+        and the siblings are shared."""
+        return NUMATopology([replace(cell, pinned_cpus=set(cell.pinned_cpus),
+                                     mempages=[replace(page) for page in cell.mempages])
+                             for cell in self.cells])
+
 
 @dataclass
 class InstanceCell:

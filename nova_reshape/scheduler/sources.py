@@ -83,7 +83,7 @@ def host_states_from_allocation_candidates(
         entry.update(nodes.get(rp_uuid, {}))
         state = build_host_state(entry, now=now, service_down_time=service_down_time,
                                  where=f"provider {rp_uuid}")
-        candidates = _requests_of_tree(rp_uuid, body["provider_summaries"], by_rp)
+        candidates = requests_of_tree(rp_uuid, body["provider_summaries"], by_rp)
         if not candidates:
             continue
         state.allocation_candidates = copy.deepcopy(candidates) if deep_copy \
@@ -93,7 +93,7 @@ def host_states_from_allocation_candidates(
     return states
 
 
-def _requests_of_tree(root: str, summaries: Mapping[str, Any],
+def requests_of_tree(root: str, summaries: Mapping[str, Any],
                       by_rp: Mapping[str, list[dict[str, Any]]]) -> list[dict[str, Any]]:
     """Allocation requests touching the root (nova's key) or, failing that, its tree."""
     if root in by_rp:

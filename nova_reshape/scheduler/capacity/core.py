@@ -15,10 +15,15 @@ and, from the database, the reason each other root is not one):
    the flavor is a candidate (nova's ``max_placement_results`` only
    shortens the list nova picks from);
 3. the HostStates of the candidates (the source: Placement alone, or
-   nova's cell databases), the configured filters once over all of them
-   (the reason of every host a filter drops);
-4. per valid host the count of :func:`~.fit.count_fits` on a HostState of
-   its own.
+   nova's cell databases), each built once per :meth:`CapacityCheck.run`
+   (one read of the cloud) and forked per flavor with that flavor's
+   candidates; the configured filters once over all of them (the reason of
+   every host a filter drops);
+4. per valid host the count of :func:`~.fit.count`, the way
+   :func:`~.fit.way_of` chose for the flavor: nova's consume-then-filter
+   loop (on a consumable fork of its own), or its answer in closed form
+   where no filter check can change its verdict with a claim but as
+   counted (NUMA slots of a pinned guest).
 
 Every root provider Placement holds is a row: valid with its count, or
 invalid with the reason (Placement's, the filter's, or why nova has no such
@@ -28,20 +33,31 @@ host).
 from __future__ import annotations
 
 import copy
+import time
 from collections.abc import Callable, Iterable, Sequence
+from typing import Any
 
 from nova_reshape.nova.aggregate import Aggregate
 from nova_reshape.nova.flavor import Flavor
 from nova_reshape.scheduler import prefilters
-from nova_reshape.scheduler.capacity.fit import TreeRoom, count_fits, prepare_checks
+from nova_reshape.scheduler.capacity.fit import (
+    TreeRoom,
+    Way,
+    count,
+    prepare_checks,
+    way_of,
+)
 from nova_reshape.scheduler.capacity.records import CapacityReport, FlavorCapacity, HostFit
 from nova_reshape.scheduler.config import SchedulerConfig
+from nova_reshape.scheduler.filters.base import HostCheck
+from nova_reshape.scheduler.host_state import HostState
 from nova_reshape.scheduler.live.explain import HostStateSource
 from nova_reshape.scheduler.live.placement import PlacementView, QueryRefused, merged
 from nova_reshape.scheduler.live.reasons import RootVerdict
 from nova_reshape.scheduler.live.request import placement_requests, spec_for_flavor
 from nova_reshape.scheduler.pipeline import FilterScheduler, InstanceTrace
 from nova_reshape.scheduler.request_spec import RequestSpec
+from nova_reshape.scheduler.sources import index_allocation_requests, requests_of_tree
 from placement_wsgi import errors
 
 #: Placement's answer for one query (pairs), as the live explain reads it.
@@ -74,9 +90,16 @@ class CapacityCheck:
         self.aggregates: list[Aggregate] = source.aggregates()
         self.require_owner_nova = require_owner_nova
         self.scheduler = FilterScheduler(conf)
+        #: root uuid -> its HostState as the source built it, and when (time.time())
+        self._known: dict[str, tuple[HostState, float]] = {}
+        self._tried: set[str] = set()
+        self._skipped: dict[str, str] = {}
+        self._candidates: dict[str, list[dict[str, Any]]] = {}
 
     def run(self, flavors: Iterable[Flavor], ask: Ask) -> CapacityReport:
-        """Every flavor's table, in order."""
+        """Every flavor's table, in order (``ask`` reads one state of the cloud:
+        the HostStates are built once for all flavors)."""
+        self._known, self._tried, self._skipped = {}, set(), {}
         return CapacityReport([self.flavor(flavor, ask) for flavor in flavors])
 
     def flavor(self, flavor: Flavor, ask: Ask) -> FlavorCapacity:
@@ -99,26 +122,23 @@ class CapacityCheck:
 
     def _hosts(self, spec: RequestSpec, view: PlacementView) -> list[HostFit]:
         """Every root's row for the flavor of ``spec`` on Placement's ``view``."""
-        hosts = self.source.host_states(view.body, view.roots, self.conf)
-        # a second set, consumed by the counts (the filters may prune the first's lists)
-        fresh = {host.uuid: host for host in
-                 self.source.host_states(view.body, view.roots, self.conf)}
-        candidates = {host.uuid: list(host.allocation_candidates or ()) for host in fresh.values()}
+        hosts, skipped = self._host_states(view)
         reasons = {verdict.uuid: placement_reason(verdict) for verdict in view.verdicts}
-        reasons.update(_skipped(self.source.skipped(), view))
+        reasons.update(_skipped(skipped, view))
         trace = InstanceTrace(0, None)
         passed = self.scheduler.get_filtered_hosts(hosts, copy.copy(spec), 0, trace)
         dropped = trace.reasons()
         valid = {id(host) for host in passed}
         checks = prepare_checks(self.scheduler.filters, spec)
+        way = way_of(self.scheduler.filters, spec)
         fits: dict[str, int] = {}
         for host in hosts:
             uuid = host.uuid or host.host
             if id(host) not in valid:
                 reasons[uuid] = dropped.get(host.label, "dropped by the filters")
                 continue
-            fits[uuid] = count_fits(fresh[host.uuid], candidates[host.uuid], spec, checks,
-                                    TreeRoom(view.body["provider_summaries"]))
+            fits[uuid] = self._count(host, spec, checks, way, TreeRoom(
+                view.body["provider_summaries"]))
         rows = []
         for uuid, root_name in sorted_roots(view):
             if uuid in fits and fits[uuid] > 0:
@@ -127,6 +147,48 @@ class CapacityCheck:
                 rows.append(HostFit(root_name, uuid, False, 0,
                                     reasons.get(uuid, "the filters left no candidate")))
         return rows
+
+    def _count(self, host: HostState, spec: RequestSpec, checks: list[HostCheck], way: Way,
+               room: TreeRoom) -> int:
+        """The host's count on its candidates as Placement gave them (not as the
+        filters pruned them), on a fork of the host as the source built it."""
+        pristine, built = self._known[host.uuid or ""]
+        candidates = self._candidates[host.uuid or ""]
+        return count(pristine.fork(later=time.time() - built), candidates, spec, checks, room,
+                     way)
+
+    def _host_states(self, view: PlacementView) -> tuple[list[HostState], list[str]]:
+        """The candidate roots' HostStates for one flavor, and the source's lines for
+        those that are no host: each root built (or refused) once per run, then
+        forked with the flavor's candidates."""
+        body = view.body
+        summaries = body["provider_summaries"]
+        roots = [uuid for uuid, summary in summaries.items()
+                 if summary.get("root_provider_uuid", uuid) == uuid]
+        new = {uuid for uuid in roots if uuid not in self._tried}
+        if new:
+            part = {"allocation_requests": body.get("allocation_requests", []),
+                    "provider_summaries": {uuid: summary for uuid, summary in summaries.items()
+                                           if summary.get("root_provider_uuid", uuid) in new}}
+            built = time.time()
+            for host in self.source.host_states(part, view.roots, self.conf):
+                self._known[host.uuid or ""] = (host, built)
+            by_name = {view.roots.get(uuid, uuid): uuid for uuid in new}
+            for line in self.source.skipped():
+                name = line.partition(": ")[0]
+                self._skipped[by_name.get(name, name)] = line
+            self._tried |= new
+        by_rp = index_allocation_requests(body)
+        self._candidates = {uuid: by_rp.get(uuid) or requests_of_tree(uuid, summaries, by_rp)
+                            for uuid in roots if uuid in self._known}
+        hosts, now = [], time.time()
+        for uuid in roots:
+            if uuid in self._known and self._candidates[uuid]:
+                pristine, built = self._known[uuid]
+                host = pristine.fork(later=now - built)
+                host.allocation_candidates = list(self._candidates[uuid])
+                hosts.append(host)
+        return hosts, [self._skipped[uuid] for uuid in roots if uuid in self._skipped]
 
 
 def _skipped(lines: Sequence[str], view: PlacementView) -> dict[str, str]:

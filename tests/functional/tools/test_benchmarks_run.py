@@ -89,6 +89,9 @@ REBUILD = ("--nodes", "3", "--instances", "30")
 REBUILD_FIGURES = _json_figures("rebuild_seconds", "heal_after_seconds") + (
     r'"rebuild_exit": 0', r'3 compute node tree\(s\) built for nova [0-9.]+ \(3 reshaped by '
     r'the migration\), 30 instance\(s\) given allocations', r'"heal_after_exit": 4')
+CAPACITY = ("--hosts", "8", "--flavors", "4")
+CAPACITY_FIGURES = _json_figures("check_seconds", "check_cpu_seconds", "total_fits") + (
+    r'"check_exit": 0',)
 
 
 def _on(variable: str) -> tuple[str, ...]:
@@ -146,6 +149,9 @@ BENCHES = [
           REBUILD_FIGURES, ENV_MYSQL, "mysql"),
     Bench("bench_revert.py", (*REVERT, "--engine", "postgresql", *_on(ENV_POSTGRESQL)),
           REVERT_FIGURES, ENV_POSTGRESQL, "postgresql"),
+    Bench("bench_capacity.py", CAPACITY, CAPACITY_FIGURES),
+    Bench("bench_capacity.py", (*CAPACITY, "--engine", "postgresql", *_on(ENV_POSTGRESQL)),
+          CAPACITY_FIGURES, ENV_POSTGRESQL, "postgresql"),
     Bench("bench_candidates_limit.py", ("--bench-dir", os.environ.get(ENV_BENCH_DIR, ""),
                                         "--count", "10", "--limits", "5", "--samples", "1",
                                         "--warmup", "0"),

@@ -8,6 +8,7 @@ from nova_reshape.nova.aggregate import Aggregate
 from nova_reshape.nova.flavor import Flavor
 from nova_reshape.scheduler.host_state import HostState, Service
 from nova_reshape.scheduler.request_spec import RequestSpec
+from nova_reshape.scheduler.scenario import build_host_state
 
 
 def test_label_names_the_node_only_when_it_differs_from_the_host():
@@ -53,3 +54,29 @@ def test_cpu_info_is_parsed_once():
     assert host.cpu_info_dict() == {"arch": "x86_64"}
     assert host.cpu_info_dict() is host.cpu_info_dict()
     assert HostState("h").cpu_info_dict() is None
+
+
+def test_a_fork_filters_and_consumes_without_touching_the_original():
+    topology = {"cells": [{"id": 0, "cpuset": [0, 1], "pcpuset": [2, 3], "memory": 4096}]}
+    host = build_host_state({"host": "h", "vcpus": 4, "memory_mb": 4096,
+                             "numa_topology": topology}, now=1000.0)
+    host.allocation_candidates = [{"allocations": {}}]
+    view = host.fork()
+    view.limits["numa_topology"] = "set by a filter"
+    view.allocation_candidates.clear()
+    assert host.limits == {} and len(host.allocation_candidates) == 1
+    assert view.numa_topology is host.numa_topology      # read only: shared
+    twin = host.fork(consumable=True)
+    twin.numa_topology.cells[0].pinned_cpus.add(2)
+    twin.numa_topology.cells[0].cpu_usage += 1
+    twin.pci_stats.pools.append({"count": 1})
+    assert host.numa_topology.cells[0].pinned_cpus == set()
+    assert host.numa_topology.cells[0].cpu_usage == 0 and host.pci_stats.pools == []
+
+
+def test_a_later_fork_has_a_heartbeat_as_old_as_the_original_s():
+    host = HostState("h", service=Service(last_seen_up=1000.0, created_at=900.0))
+    later = host.fork(later=60.0)
+    assert (later.service.last_seen_up, later.service.created_at) == (1060.0, 960.0)
+    assert host.service.last_seen_up == 1000.0
+    assert HostState("h").fork(later=5.0).service.last_seen_up is None

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import functools
+import time
 
 from nova_reshape.nova.flavor import Flavor
 from nova_reshape.scheduler.capacity.core import CapacityCheck, unlimited
@@ -82,3 +83,21 @@ def test_a_refusing_request_filter_gives_no_host_and_says_why(db_url):
     assert tables["tpm"].hosts == [] and tables["tpm"].total == 0
     assert tables["tpm"].notes[0].startswith("a request filter refuses it:")
     assert rows(tables["ok"]) == {"cmp-a": (True, 16)}
+
+
+def test_hosts_built_once_stay_up_however_long_the_run(db_url, monkeypatch):
+    # each HostState is built at the first flavor and forked for the later ones:
+    # an hour between flavors must not age its heartbeat past service_down_time
+    seed(db_url, [compute_node("cmp-a", vcpu=8), compute_node("cmp-b", vcpu=8)])
+    clock = [time.time()]
+    monkeypatch.setattr(time, "time", lambda: clock[0])
+    check = CapacityCheck(SchedulerConfig(), PlacementHostStates())
+
+    def ask(connection, query):
+        clock[0] += 3600
+        return read_view(connection, query)
+
+    tables = read_database(db_url, lambda connection: check.run(
+        [Flavor("m1", 1, 512, 1), Flavor("m2", 2, 512, 1)],
+        functools.partial(ask, connection))).by_name()
+    assert rows(tables["m2"]) == {"cmp-a": (True, 4), "cmp-b": (True, 4)}
