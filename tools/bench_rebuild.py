@@ -10,17 +10,24 @@ PlacementDirect on the database) and a heal_allocations afterwards (nothing
 to do, exit 4), and reports wall seconds, this process's CPU seconds (the
 database server's are not in them), the rebuild's summary line and the
 load average when the runs started. Target (issue 23): 10,000 nodes and
-100,000 instances in at most 60 s on PostgreSQL. Not a test.
+100,000 instances in at most 60 s on PostgreSQL. ``--requests-path`` times
+the rebuild through Placement's requests instead of its set-based path (the
+"before"); ``--profile N`` prints the N costliest functions of the rebuild
+(cProfile, cumulative) on stderr. Not a test.
 
     python tools/bench_rebuild.py --nodes 100 --instances 1000
-    python tools/bench_rebuild.py --engine postgresql --nodes 1000 --instances 10000
+    python tools/bench_rebuild.py --engine postgresql --nodes 10000 --instances 100000
+    python tools/bench_rebuild.py --engine postgresql --nodes 1000 --instances 10000 \
+        --requests-path --profile 30
 """
 
 from __future__ import annotations
 
 import argparse
+import cProfile
 import io
 import os
+import pstats
 import sys
 import time
 import uuid
@@ -35,7 +42,7 @@ import bench_migrate  # noqa: E402
 import generate_deployment  # noqa: E402
 import sqlalchemy as sa  # noqa: E402
 
-from nova_reshape.cmd import manage  # noqa: E402
+from nova_reshape.cmd import manage, rebuild_bulk  # noqa: E402
 from nova_reshape.novadb import tables  # noqa: E402
 from placement_wsgi.direct import PlacementDirect  # noqa: E402
 
@@ -55,11 +62,18 @@ def seed_services(url: str, nodes: int) -> None:
         engine.dispose()
 
 
-def timed(argv: list[str]) -> tuple[int, float, float, str]:
-    """Exit status, wall and CPU seconds of this process, and the output's end."""
+def timed(argv: list[str], profile: int = 0) -> tuple[int, float, float, str]:
+    """Exit status, wall and CPU seconds of this process, and the output's end;
+    ``profile``: print that many of the costliest functions on stderr."""
     out, err = io.StringIO(), io.StringIO()
+    profiler = cProfile.Profile() if profile else None
     start, cpu = time.monotonic(), time.process_time()
+    if profiler:
+        profiler.enable()
     code = manage.main(["placement", *argv], out=out, err=err)
+    if profiler:
+        profiler.disable()
+        pstats.Stats(profiler, stream=sys.stderr).sort_stats("cumulative").print_stats(profile)
     return (code, round(time.monotonic() - start, 2), round(time.process_time() - cpu, 2),
             (out.getvalue() or err.getvalue())[-300:])
 
@@ -81,10 +95,14 @@ def bench(args: argparse.Namespace, directory: str) -> dict[str, Any]:
             handle.write("[compute]\ncpu_shared_set = 0-7\ncpu_dedicated_set = 8-31\n")
         argv = ["--nova-api-database", api, "--config-file", conf]
         load = os.getloadavg()[0]
-        code, seconds, cpu, tail = timed(["rebuild", *argv, "--nova-config", nova_conf])
+        if args.requests_path:
+            rebuild_bulk.decide = lambda *unused: None  # the requests' path
+        code, seconds, cpu, tail = timed(["rebuild", *argv, "--nova-config", nova_conf],
+                                         args.profile)
         again, again_seconds, _, _ = timed(["heal_allocations", *argv,
                                             "--skip-port-allocations"])
     return {"engine": args.engine, "nodes": args.nodes, "instances": args.instances,
+            "path": "requests" if args.requests_path else "set-based",
             "load_average": round(load, 1), "rebuild_seconds": seconds,
             "rebuild_cpu_seconds": cpu, "rebuild_exit": code,
             "summary": next((line for line in tail.splitlines() if "tree(s) built" in line),
@@ -95,6 +113,10 @@ def bench(args: argparse.Namespace, directory: str) -> dict[str, Any]:
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     bench_heal.add_scale_arguments(parser)
+    parser.add_argument("--requests-path", action="store_true",
+                        help="the rebuild through Placement's requests (the path before)")
+    parser.add_argument("--profile", type=int, default=0, metavar="N",
+                        help="print the N costliest functions of the rebuild (cProfile)")
     report = bench_heal.printed(bench, parser.parse_args(argv), "bench-rebuild-")
     return 0 if report["rebuild_exit"] == 0 and report["heal_after_exit"] == 4 else 1
 

@@ -36,8 +36,8 @@ from typing import Any, TextIO
 
 import sqlalchemy as sa
 
-from nova_reshape import exception
-from nova_reshape.cmd import from_nova, nova_cells, sync_aggregates
+from nova_reshape import exception, journal
+from nova_reshape.cmd import from_nova, nova_cells, rebuild_bulk, sync_aggregates
 from nova_reshape.cmd.placement_access import database_conf, placement_opener
 from nova_reshape.cmd.refusal import (
     EXIT_OK,
@@ -65,8 +65,10 @@ from nova_reshape.novadb import api, cells
 from nova_reshape.novadb.holders import NodeRow
 from nova_reshape.novadb.readonly import DatabaseReadError, read_only
 from nova_reshape.progress import progress_callback
+from nova_reshape.transport.direct import on_database
 from nova_reshape.virt import releases
 from nova_reshape.virt.host import Host
+from placement_wsgi import errors as placement_errors
 from placement_wsgi import service
 from placement_wsgi.db import importer
 from placement_wsgi.gc_pause import paused_collection
@@ -81,13 +83,15 @@ class RebuildRequest:
     nova_configs: tuple[str, ...] = ()
     target: releases.Release = releases.DEFAULT_TARGET
     progress: bool = False
+    #: The command line as given, for the journal.
+    argv: tuple[str, ...] = ()
 
     @classmethod
     def from_args(cls, args: argparse.Namespace) -> RebuildRequest:
         return cls(config_files=(*args.config_files, *args.sub_config_files),
                    source=NovaDatabase.from_args(args),
                    nova_configs=tuple(args.nova_configs), target=args.target_release,
-                   progress=args.progress)
+                   progress=args.progress, argv=tuple(getattr(args, "argv", ())))
 
     def migrate_request(self) -> MigrateRequest:
         """The migration's request for the same inputs (how its readers take them)."""
@@ -206,6 +210,19 @@ def refusal_of(result: migrate.NodeResult, count: int, roots: int) -> Refusal:
                    "database is partly rebuilt: empty it before running again")
 
 
+def journaled_write(request: RebuildRequest, placement: Any, decided: rebuild_bulk.Decided,
+                    bars: Any) -> rebuilding.Rebuilt:
+    """Write the decided rebuild set-based, as a journaled run (docs/journal.md)."""
+    direct = on_database(placement)
+    assert direct is not None and direct.direct is not None  # opened on the database
+    total = len(decided.trees)
+    done = None if bars is None else (lambda count: bars("rebuild", count, total))
+    with journal.recording(direct.direct.database.engine, rebuild_bulk.COMMAND,
+                           journal.command_line(request.argv),
+                           rebuild_bulk.inputs_of(request)) as run:
+        return rebuild_bulk.write(direct.direct, decided, run, done)
+
+
 def rebuild(request: RebuildRequest, out: TextIO, err: TextIO) -> int:
     """The command; its exit status (refusals raised)."""
     paths = NovaConfigPaths(request.nova_configs)
@@ -228,13 +245,18 @@ def rebuild(request: RebuildRequest, out: TextIO, err: TextIO) -> int:
     build = TreeBuilder(new_nodes(snapshot, options), hosts, options, bars)
     healed = None if bars is None else (lambda done, total: bars("heal", done, total))
     plan = sync_plan(request, paths, snapshot)
+    decided = rebuild_bulk.decide(snapshot.cells, build.nodes, hosts, options, plan)
     try:
         with paused_collection(), opener() as placement:
-            result = rebuilding.rebuild(snapshot.cells, placement, build, healed, plan)
+            if decided is None:  # it stops somewhere: the requests say where, as always
+                result = rebuilding.rebuild(snapshot.cells, placement, build, healed, plan)
+            else:
+                result = journaled_write(request, placement, decided, bars)
     except KeyboardInterrupt as stop:
         raise Interruption(stop, "the Placement database is partly rebuilt: empty it "
                            "before running again") from None
-    except (sa.exc.SQLAlchemyError, PlacementReadError, exception.NovaException) as error:
+    except (sa.exc.SQLAlchemyError, PlacementReadError, exception.NovaException,
+            placement_errors.PlacementError) as error:
         raise Refusal(ExitClass.FAILED, f"Placement: {service.one_line(error)}; the database "
                       "is partly rebuilt: empty it before running again") from error
     finally:
