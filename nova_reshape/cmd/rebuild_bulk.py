@@ -90,11 +90,13 @@ def journal_hook(run: journal.Recorder, finals: Sequence[rebuilt_trees.FinalTree
     names: Mapping[str, rebuilt_trees.FinalTree] = {final.root: final for final in finals}
 
     def record(connection: Connection, root_ids: list[int]) -> None:
+        changes = []
         for state in read_batch(connection, root_ids):
             final = names[state.root]
-            run.record(connection, final.nodename, final.host or final.nodename,
-                       journal.absent(state.root), journal.of_state(state))
-            run.counts["created"] += 1
+            changes.append(journal.Change(final.nodename, final.host or final.nodename,
+                                          journal.absent(state.root), journal.of_state(state)))
+        run.record_many(connection, changes)
+        run.counts["created"] += len(changes)
 
     return record
 

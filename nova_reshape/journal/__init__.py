@@ -10,6 +10,7 @@ See docs/journal.md. The public face: :func:`recording` / :class:`Recorder`
 from nova_reshape.journal.recorder import Recorder, command_line, recording
 from nova_reshape.journal.snapshot import Snapshot, absent, differences, of_state, of_tree
 from nova_reshape.journal.store import (
+    Change,
     NodeEntry,
     Run,
     RunStatus,
@@ -19,6 +20,6 @@ from nova_reshape.journal.store import (
     record_node,
 )
 
-__all__ = ["NodeEntry", "Recorder", "Run", "RunStatus", "Snapshot", "absent", "command_line",
-           "differences", "entries", "get_run", "list_runs", "of_state", "of_tree",
-           "record_node", "recording"]
+__all__ = ["Change", "NodeEntry", "Recorder", "Run", "RunStatus", "Snapshot", "absent",
+           "command_line", "differences", "entries", "get_run", "list_runs", "of_state",
+           "of_tree", "record_node", "recording"]
