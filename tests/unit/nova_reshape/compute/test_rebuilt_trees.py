@@ -3,20 +3,15 @@
 from __future__ import annotations
 
 from nova_reshape.compute import first_start, rebuilt_trees
-from nova_reshape.novadb.records import ComputeNodeRecord
 from nova_reshape.virt.host import Host, Node
 from nova_reshape.virt.releases import DriverOptions
+from tests.functional.nova_reshape.compute.test_first_start import CMP, IRONIC, record
 
-CMP = "c0000000-0000-4000-8000-00000000000a"
 FLAT = "c0000000-0000-4000-8000-00000000000b"
-IRONIC = "c0000000-0000-4000-8000-00000000000c"
 
 
 def new(uuid, name, **values):
-    fields = {"id": 1, "uuid": uuid, "host": name, "hypervisor_hostname": name,
-              "hypervisor_type": "QEMU", "vcpus": 16, "memory_mb": 65536, "local_gb": 800,
-              **values}
-    return first_start.NewNode(ComputeNodeRecord(**fields), False, None)
+    return first_start.NewNode(record(uuid, name, **values), False, None)
 
 
 NODES = [new(CMP, "cmp"), new(FLAT, "flat"), new(IRONIC, "bm", hypervisor_type="ironic")]
