@@ -93,7 +93,7 @@ def journal_hook(run: journal.Recorder, finals: Sequence[rebuilt_trees.FinalTree
         changes = []
         for state in read_batch(connection, root_ids):
             final = names[state.root]
-            changes.append(journal.Change(final.nodename, final.host or final.nodename,
+            changes.append(journal.Change(final.nodename, final.host,
                                           journal.absent(state.root), journal.of_state(state)))
         run.record_many(connection, changes)
         run.counts["created"] += len(changes)

@@ -44,8 +44,8 @@ class FinalTree:
 
     ``order``: its providers' uuids root first, then in the order the
     migration creates them (Placement's id order); ``reshaped``: whether the
-    migration wrote anything on it; ``host``: the described host (None for a
-    root no description covers, left as the first start made it).
+    migration wrote anything on it (a root no description covers stays as the
+    first start made it); ``host``: the compute node's service host.
     """
 
     nodename: str
@@ -68,7 +68,7 @@ def final_trees(nodes: Iterable[NewNode], hosts: Iterable[Host],
     the migration would refuse any node. ``hosts`` carry no consumers (the rebuild's
     trees are built before any allocation exists)."""
     found = [FinalTree(node.record.hypervisor_hostname, node.record.uuid or "", tree,
-                       [node.record.uuid or ""])
+                       [node.record.uuid or ""], host=node.record.host)
              for node in nodes if creates_root(node)
              for tree in (flat_root(node),)]
     by_root = {item.root: item for item in found}
@@ -95,7 +95,6 @@ def final_trees(nodes: Iterable[NewNode], hosts: Iterable[Host],
             final.tree = simulation.tree_after
             final.order += [provider.uuid for provider in simulation.plan.create]
             final.reshaped = not simulation.plan.empty
-            final.host = item.host
         if refused:
             return None
     return found

@@ -27,7 +27,9 @@ What the rows hold, against the API path:
   API would count its writes (a few per provider); nothing reads a
   generation but to send it back with its next write, so no client can
   tell the difference;
-* the consumer type is left unset (as an allocation write before 1.38).
+* the consumer type is left unset (as an allocation write before 1.38);
+* every row's ``created_at`` is the batch's time and ``updated_at`` is left
+  empty (through the API the rows a later request touched have one).
 
 The caller checks beforehand what Placement's write would check (capacity
 of the allocations, tree shape): this module only writes. ``record``, when

@@ -23,7 +23,7 @@ def test_a_described_node_takes_the_migrations_shape_the_others_stay_flat():
                                               cpu_shared_set=frozenset(range(8))),))
     found = rebuilt_trees.final_trees(NODES, [described], DriverOptions())
     assert [(item.nodename, item.root, item.host) for item in found] == [
-        ("cmp", CMP, "cmp"), ("flat", FLAT, None)]
+        ("cmp", CMP, "cmp"), ("flat", FLAT, "flat")]
     cmp, flat = found
     assert cmp.reshaped and cmp.order[0] == CMP
     assert cmp.tree.data(CMP).inventory["PCPU"]["total"] == 8
