@@ -246,6 +246,8 @@ def rebuild(request: RebuildRequest, out: TextIO, err: TextIO) -> int:
     healed = None if bars is None else (lambda done, total: bars("heal", done, total))
     plan = sync_plan(request, paths, snapshot)
     decided = rebuild_bulk.decide(snapshot.cells, build.nodes, hosts, options, plan)
+    again = ("empty it before running again" if decided is None else
+             "empty it before running again (placement revert of the run placement runs lists)")
     try:
         with paused_collection(), opener() as placement:
             if decided is None:  # it stops somewhere: the requests say where, as always
@@ -253,12 +255,12 @@ def rebuild(request: RebuildRequest, out: TextIO, err: TextIO) -> int:
             else:
                 result = journaled_write(request, placement, decided, bars)
     except KeyboardInterrupt as stop:
-        raise Interruption(stop, "the Placement database is partly rebuilt: empty it "
-                           "before running again") from None
+        raise Interruption(stop, f"the Placement database is partly rebuilt: {again}",
+                           ) from None
     except (sa.exc.SQLAlchemyError, PlacementReadError, exception.NovaException,
             placement_errors.PlacementError) as error:
         raise Refusal(ExitClass.FAILED, f"Placement: {service.one_line(error)}; the database "
-                      "is partly rebuilt: empty it before running again") from error
+                      f"is partly rebuilt: {again}") from error
     finally:
         if bars is not None:
             bars.close()
@@ -268,10 +270,10 @@ def rebuild(request: RebuildRequest, out: TextIO, err: TextIO) -> int:
     if not result.healed_all:
         raise Refusal(ExitClass.FAILED, f"heal_allocations stopped (nova's status "
                       f"{int(result.heal.outcome)}): {result.heal.message}; the database is "
-                      "partly rebuilt: empty it before running again")
+                      f"partly rebuilt: {again}")
     if result.aggregates is not None:
         sync_aggregates.write_outcome(result.aggregates, out, err)
     if not result.complete:
         raise Refusal(ExitClass.FAILED, "sync_aggregates stopped (above); the database is "
-                      "partly rebuilt: empty it before running again")
+                      f"partly rebuilt: {again}")
     return EXIT_OK

@@ -147,3 +147,34 @@ def test_a_node_changed_since_the_rebuild_is_refused_the_others_reverted(engine,
         finally:
             database.dispose()
         assert (revert_run.reverts, revert_run.changed) == (rebuild_run.id, 2)
+
+
+def test_sigterm_between_batches_leaves_whole_journaled_batches_and_revert_empties(
+        tmp_path, monkeypatch):
+    import os
+    import signal
+
+    from nova_reshape.cmd import rebuild_bulk
+
+    real_load = rebuild_bulk.bulk_load.load_trees
+
+    def one_node_per_batch_then_sigterm(database, trees, **options):
+        def done(count):
+            if count == 1:
+                os.kill(os.getpid(), signal.SIGTERM)
+        return real_load(database, trees, batch_size=1, record=options["record"], done=done)
+
+    monkeypatch.setattr(rebuild_bulk.bulk_load, "load_trees", one_node_per_batch_then_sigterm)
+    with api_fx.nova_cloud("sqlite") as cloud:
+        url, conf = empty_placement("sqlite", tmp_path / "p")
+        code, text, err = run("--config-file", conf, "placement", "rebuild", "--nova-config",
+                              cloud.nova_conf(tmp_path / "n.conf", pci=PCI))
+        assert code == 143, text + err
+        [line] = [line for line in err.splitlines() if "error:" in line]
+        assert "interrupted by SIGTERM" in line and "placement revert" in line
+        [entry] = runs(conf)
+        assert (entry["status"], entry["changed"]) == ("interrupted", 1)
+        assert held(url)["resource_providers"] > 0
+        code, text, err = run("--config-file", conf, "placement", "revert", entry["id"])
+        assert code == 0 and text.count(": reverted:") == 1, text + err
+        assert held(url) == dict.fromkeys(FILLED, 0)
