@@ -99,13 +99,16 @@ def heal_in_memory(cells: Sequence[CellRead], trees: Mapping[str, Sequence[Loade
                    for uuid in view.inventories}
     used: dict[tuple[str, str], int] = {}
     by_root: dict[str, list[LoadedConsumer]] = defaultdict(list)
+    seen: set[str] = set()
     for heal in decided.heals:
         resources = resources_of(heal.body)
         roots = {root_of.get(uuid) for uuid in resources}
         project, user = heal.body.get("project_id"), heal.body.get("user_id")
         if (len(roots) != 1 or None in roots or not project or not user
+                or heal.instance in seen  # one uuid in two cells: a second write
                 or refusal(resources, inventories, used) is not None):
             return None
+        seen.add(heal.instance)
         by_root[roots.pop() or ""].append(LoadedConsumer(heal.instance, project, user,
                                                          resources))
     return healing.Result(decided.outcome, decided, len(decided.heals)), by_root

@@ -5,6 +5,7 @@ from __future__ import annotations
 from nova_reshape.consistency import aggregates as syncing
 from nova_reshape.consistency import rebuilt
 from placement_wsgi.objects.bulk_load import LoadedProvider
+from tests.unit.nova_reshape.consistency import helpers
 
 ROOT = LoadedProvider("r1", "n1", None, {"VCPU": {"total": 4, "allocation_ratio": 2.0},
                                           "DISK_GB": {"total": 100, "step_size": 10,
@@ -56,3 +57,30 @@ def test_heal_reads_no_consumer_and_the_trees_root_first():
     assert [p["uuid"] for p in view.providers] == ["r1", "c1"] and view.usages == {}
     assert view.fits("c1", {"VGPU": 2}) and not view.fits("c1", {"VGPU": 3})
     assert state.tree("other") is None
+
+
+def _root(vcpus):
+    return {helpers.NODE_UUID: [LoadedProvider(helpers.NODE_UUID, helpers.NODE, None, {
+        "VCPU": {"total": vcpus}, "MEMORY_MB": {"total": 8192}, "DISK_GB": {"total": 100}})]}
+
+
+def test_heal_in_memory_places_every_instance_on_its_nodes_tree():
+    cells = [helpers.cell("cell1", helpers.instance("i1"), helpers.instance("i2", minute=1))]
+    result, by_root = rebuilt.heal_in_memory(cells, _root(8))
+    assert result.outcome is rebuilt.healing.Outcome.HEALED and result.written == 2
+    [consumers] = by_root.values()
+    assert [(c.uuid, c.project_id, c.allocations) for c in consumers] == [
+        (uuid, "p", {helpers.NODE_UUID: {"VCPU": 2, "MEMORY_MB": 1024, "DISK_GB": 5}})
+        for uuid in ("i1", "i2")]
+
+
+def test_what_placement_or_heal_would_refuse_is_left_to_the_requests():
+    two = [helpers.cell("cell1", helpers.instance("i1"), helpers.instance("i2", minute=1))]
+    assert rebuilt.heal_in_memory(two, _root(3)) is None  # the second exceeds VCPU
+    assert rebuilt.heal_in_memory(two, {}) is None  # no tree: no provider to write on
+    twice = [helpers.cell("cell1", helpers.instance("i1")),
+             helpers.cell("cell2", helpers.instance("i1"))]
+    assert rebuilt.heal_in_memory(twice, _root(8)) is None
+    profile = [helpers.cell("cell1", helpers.instance(
+        "i1", specs={"accel:device_profile": "fpga"}))]
+    assert rebuilt.heal_in_memory(profile, _root(8)) is None  # heal stops (exit 8)
