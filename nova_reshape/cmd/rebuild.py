@@ -16,7 +16,11 @@ it, then nova's host aggregates on the roots
 cell ``--nova-api-database``, else nova.conf's ``[api_database]
 connection``, maps; ``--cell`` limits them), with ``--collected`` and
 ``--cyborg-database`` as for ``describe_hosts``. What nova's databases do
-not hold is said once, on stderr. See docs/consistency.md.
+not hold is said once, on stderr. The result is decided in memory and
+written set-based as a journaled run (:mod:`.rebuild_bulk`; ``placement
+revert RUN_ID`` empties the database again); where a step would stop or be
+refused, the command runs the steps through Placement's requests instead,
+which report it as before. See docs/consistency.md.
 
 Exit status: 0 rebuilt (hosts sync_aggregates could not place are listed,
 as it lists them); 1 a database could not be read, Placement refused a
