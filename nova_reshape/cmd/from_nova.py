@@ -54,7 +54,7 @@ def describe_all(snapshot: CellsSnapshot, collected_dir: str | None,
                         conflicts.conflicts(read.snapshot, name, description.document,
                                             collected.get(name), confs.for_host(name)))
         hosts.append(parse_host(description.document,
-                                f"{nova_cells.source_name(read)}, host {name}"))
+                                f"{nova_cells.source_name(read)}, host {name}", built=True))
         sources.update(description.sources)
     known = snapshot.host_names() | snapshot.skipped_hosts()
     for name in describe.collected_without_nova(collected, known):

@@ -16,7 +16,11 @@ it, then nova's host aggregates on the roots
 cell ``--nova-api-database``, else nova.conf's ``[api_database]
 connection``, maps; ``--cell`` limits them), with ``--collected`` and
 ``--cyborg-database`` as for ``describe_hosts``. What nova's databases do
-not hold is said once, on stderr. See docs/consistency.md.
+not hold is said once, on stderr. The result is decided in memory and
+written set-based as a journaled run (:mod:`.rebuild_bulk`; ``placement
+revert RUN_ID`` empties the database again); where a step would stop or be
+refused, the command runs the steps through Placement's requests instead,
+which report it as before. See docs/consistency.md.
 
 Exit status: 0 rebuilt (hosts sync_aggregates could not place are listed,
 as it lists them); 1 a database could not be read, Placement refused a
@@ -36,8 +40,8 @@ from typing import Any, TextIO
 
 import sqlalchemy as sa
 
-from nova_reshape import exception
-from nova_reshape.cmd import from_nova, nova_cells, sync_aggregates
+from nova_reshape import exception, journal
+from nova_reshape.cmd import from_nova, nova_cells, rebuild_bulk, sync_aggregates
 from nova_reshape.cmd.placement_access import database_conf, placement_opener
 from nova_reshape.cmd.refusal import (
     EXIT_OK,
@@ -65,8 +69,10 @@ from nova_reshape.novadb import api, cells
 from nova_reshape.novadb.holders import NodeRow
 from nova_reshape.novadb.readonly import DatabaseReadError, read_only
 from nova_reshape.progress import progress_callback
+from nova_reshape.transport.direct import on_database
 from nova_reshape.virt import releases
 from nova_reshape.virt.host import Host
+from placement_wsgi import errors as placement_errors
 from placement_wsgi import service
 from placement_wsgi.db import importer
 from placement_wsgi.gc_pause import paused_collection
@@ -81,13 +87,15 @@ class RebuildRequest:
     nova_configs: tuple[str, ...] = ()
     target: releases.Release = releases.DEFAULT_TARGET
     progress: bool = False
+    #: The command line as given, for the journal.
+    argv: tuple[str, ...] = ()
 
     @classmethod
     def from_args(cls, args: argparse.Namespace) -> RebuildRequest:
         return cls(config_files=(*args.config_files, *args.sub_config_files),
                    source=NovaDatabase.from_args(args),
                    nova_configs=tuple(args.nova_configs), target=args.target_release,
-                   progress=args.progress)
+                   progress=args.progress, argv=tuple(getattr(args, "argv", ())))
 
     def migrate_request(self) -> MigrateRequest:
         """The migration's request for the same inputs (how its readers take them)."""
@@ -206,6 +214,19 @@ def refusal_of(result: migrate.NodeResult, count: int, roots: int) -> Refusal:
                    "database is partly rebuilt: empty it before running again")
 
 
+def journaled_write(request: RebuildRequest, placement: Any, decided: rebuild_bulk.Decided,
+                    bars: Any) -> rebuilding.Rebuilt:
+    """Write the decided rebuild set-based, as a journaled run (docs/journal.md)."""
+    direct = on_database(placement)
+    assert direct is not None and direct.direct is not None  # opened on the database
+    total = len(decided.trees)
+    done = None if bars is None else (lambda count: bars("rebuild", count, total))
+    with journal.recording(direct.direct.database.engine, rebuild_bulk.COMMAND,
+                           journal.command_line(request.argv),
+                           rebuild_bulk.inputs_of(request)) as run:
+        return rebuild_bulk.write(direct.direct, decided, run, done)
+
+
 def rebuild(request: RebuildRequest, out: TextIO, err: TextIO) -> int:
     """The command; its exit status (refusals raised)."""
     paths = NovaConfigPaths(request.nova_configs)
@@ -228,15 +249,22 @@ def rebuild(request: RebuildRequest, out: TextIO, err: TextIO) -> int:
     build = TreeBuilder(new_nodes(snapshot, options), hosts, options, bars)
     healed = None if bars is None else (lambda done, total: bars("heal", done, total))
     plan = sync_plan(request, paths, snapshot)
+    decided = rebuild_bulk.decide(snapshot.cells, build.nodes, hosts, options, plan)
+    again = ("empty it before running again" if decided is None else
+             "empty it before running again (placement revert of the run placement runs lists)")
     try:
         with paused_collection(), opener() as placement:
-            result = rebuilding.rebuild(snapshot.cells, placement, build, healed, plan)
+            if decided is None:  # it stops somewhere: the requests say where, as always
+                result = rebuilding.rebuild(snapshot.cells, placement, build, healed, plan)
+            else:
+                result = journaled_write(request, placement, decided, bars)
     except KeyboardInterrupt as stop:
-        raise Interruption(stop, "the Placement database is partly rebuilt: empty it "
-                           "before running again") from None
-    except (sa.exc.SQLAlchemyError, PlacementReadError, exception.NovaException) as error:
+        raise Interruption(stop, f"the Placement database is partly rebuilt: {again}",
+                           ) from None
+    except (sa.exc.SQLAlchemyError, PlacementReadError, exception.NovaException,
+            placement_errors.PlacementError) as error:
         raise Refusal(ExitClass.FAILED, f"Placement: {service.one_line(error)}; the database "
-                      "is partly rebuilt: empty it before running again") from error
+                      f"is partly rebuilt: {again}") from error
     finally:
         if bars is not None:
             bars.close()
@@ -246,10 +274,10 @@ def rebuild(request: RebuildRequest, out: TextIO, err: TextIO) -> int:
     if not result.healed_all:
         raise Refusal(ExitClass.FAILED, f"heal_allocations stopped (nova's status "
                       f"{int(result.heal.outcome)}): {result.heal.message}; the database is "
-                      "partly rebuilt: empty it before running again")
+                      f"partly rebuilt: {again}")
     if result.aggregates is not None:
         sync_aggregates.write_outcome(result.aggregates, out, err)
     if not result.complete:
         raise Refusal(ExitClass.FAILED, "sync_aggregates stopped (above); the database is "
-                      "partly rebuilt: empty it before running again")
+                      f"partly rebuilt: {again}")
     return EXIT_OK

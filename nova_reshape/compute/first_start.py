@@ -89,18 +89,64 @@ def create_roots(placement: Placement, nodes: Iterable[NewNode],
     raises (a node Placement refuses stops the run)."""
     count = 0
     for node in nodes:
-        record = node.record
-        if record.is_ironic or not record.uuid:
+        if not creates_root(node):
             continue
-        name = record.hypervisor_hostname
-        driver = ComputeNodeDriver({name: root_inventory(record, node.conf)})
         # One report client per node, as each nova-compute has its own: a shared
         # one would carry every tree created so far in its cache.
-        tracker = ResourceTracker(record.host, driver, SchedulerReportClient(placement),
-                                  [ComputeNode(uuid=record.uuid, hypervisor_hostname=name)],
-                                  disabled=node.disabled)
-        tracker.update_available_resource(None, name, startup=True)
+        start(node, SchedulerReportClient(placement))
         count += 1
         if done is not None:
             done(count)
     return count
+
+
+def creates_root(node: NewNode) -> bool:
+    """Whether nova-compute's start creates a root for ``node`` here (not for ironic
+    nodes, nor for a row without a uuid)."""
+    return not node.record.is_ironic and bool(node.record.uuid)
+
+
+def start(node: NewNode, reportclient: Any) -> None:
+    """nova-compute's start-up update of ``node`` through ``reportclient`` (a
+    :class:`SchedulerReportClient`, or anything answering the tracker's calls)."""
+    record = node.record
+    name = record.hypervisor_hostname
+    driver = ComputeNodeDriver({name: root_inventory(record, node.conf)})
+    tracker = ResourceTracker(record.host, driver, reportclient,
+                              [ComputeNode(uuid=record.uuid or "", hypervisor_hostname=name)],
+                              disabled=node.disabled)
+    tracker.update_available_resource(None, name, startup=True)
+
+
+class FreshReportClient:
+    """The report client of a nova-compute whose node Placement has no provider of, in
+    memory: the tree it hands the tracker is the new root alone (no allocation), and
+    :attr:`tree` is what the tracker asks it to write (:func:`flat_root`)."""
+
+    def __init__(self) -> None:
+        self.tree: ProviderTree | None = None
+
+    def get_provider_tree_and_ensure_root(self, context: object, rp_uuid: str,
+                                          name: str | None = None,
+                                          parent_provider_uuid: str | None = None,
+                                          ) -> ProviderTree:
+        tree = ProviderTree()
+        tree.new_root(name or rp_uuid, rp_uuid, generation=0)
+        return tree
+
+    def get_allocations_for_provider_tree(self, context: object,
+                                          nodename: str) -> dict[str, Any]:
+        return {}
+
+    def update_from_provider_tree(self, context: object, new_tree: ProviderTree,
+                                  allocations: Any = None) -> None:
+        self.tree = new_tree
+
+
+def flat_root(node: NewNode) -> ProviderTree:
+    """The root :func:`create_roots` would create for ``node`` (which
+    :func:`creates_root`), computed in memory by the same tracker flow."""
+    client = FreshReportClient()
+    start(node, client)
+    assert client.tree is not None
+    return client.tree

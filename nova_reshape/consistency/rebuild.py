@@ -26,6 +26,11 @@ this package sits beside ``compute/`` and does not import it.
 
 What nova's databases cannot tell is not invented; :data:`NOT_REBUILT`
 says it once.
+
+This is the rebuild through Placement's requests. The command first
+decides the same result in memory (:mod:`.rebuilt` for the heal and the
+aggregates) and writes it set-based; it runs :func:`rebuild` only where
+a step would stop or be refused, so the requests report it as before.
 """
 
 from __future__ import annotations

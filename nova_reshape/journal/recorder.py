@@ -68,6 +68,10 @@ class Recorder:
         """Journal one node's change on ``connection``, in the change's transaction."""
         store.record_node(connection, self.run_id, nodename, host, before, after)
 
+    def record_many(self, connection: Connection, changes: Sequence[store.Change]) -> None:
+        """Journal several nodes' changes on ``connection``, in their transaction."""
+        store.record_nodes(connection, self.run_id, changes)
+
     def finish(self, status: store.RunStatus, counts: Mapping[str, int] | None = None) -> None:
         """Record how the run ended (``counts`` replace :attr:`counts` when given).
 

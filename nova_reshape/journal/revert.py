@@ -128,6 +128,9 @@ class Reverter:
     def _node(self, entry: store.NodeEntry, current: Snapshot | None) -> NodeRevert:
         result = NodeRevert(entry.nodename, entry.host, entry.root, RevertStatus.REFUSED)
         if current is None:
+            if not entry.before.providers:  # the run created the node; it is gone again
+                result.status = RevertStatus.ALREADY
+                return result
             result.reason = f"root provider {entry.root} is gone"
             return result
         changed = differences(entry.after, current)

@@ -118,6 +118,13 @@ def of_state(state: TreeState) -> Snapshot:
                   lambda uuid: state.aggregates.get(uuid, []), state.allocations)
 
 
+def absent(root: str) -> Snapshot:
+    """The snapshot of a node that has no provider at all: what a run that created
+    the node records as its "before" (reverting it deletes the whole tree)."""
+    return Snapshot(root=root, providers=[], inventories={}, traits={}, aggregates={},
+                    allocations={})
+
+
 def of_tree(tree: ProviderTree, root: str, allocations: Mapping[str, Any]) -> Snapshot:
     """The snapshot of ``root``'s subtree of ``tree`` and the consumers read with it."""
     data = {uuid: tree.data(uuid) for uuid in tree.get_provider_uuids(root)}

@@ -122,13 +122,33 @@ def finish_run(engine: Engine, run_id: str, status: RunStatus,
                                                                     sort_keys=True)))
 
 
+class Change(NamedTuple):
+    """One node's change to record: its name, host, and snapshots before and after."""
+
+    nodename: str
+    host: str | None
+    before: Snapshot
+    after: Snapshot
+
+
 def record_node(connection: Connection, run_id: str, nodename: str, host: str | None,
                 before: Snapshot, after: Snapshot) -> None:
     """Record a node's change on ``connection``, inside the transaction that makes it."""
-    connection.execute(schema.nodes.insert().values(
-        run_id=run_id, nodename=nodename, host=host, root=before.root,
-        before=json.dumps(before.to_dict(), separators=(",", ":")),
-        after=json.dumps(after.to_dict(), separators=(",", ":")), recorded_at=_now()))
+    record_nodes(connection, run_id, [Change(nodename, host, before, after)])
+
+
+def record_nodes(connection: Connection, run_id: str, changes: Sequence[Change]) -> None:
+    """Record several nodes' changes on ``connection``, inside the transaction that
+    makes them all (one statement; entries in the order given)."""
+    if not changes:
+        return
+    now = _now()
+    connection.execute(schema.nodes.insert(), [
+        {"run_id": run_id, "nodename": change.nodename, "host": change.host,
+         "root": change.before.root,
+         "before": json.dumps(change.before.to_dict(), separators=(",", ":")),
+         "after": json.dumps(change.after.to_dict(), separators=(",", ":")),
+         "recorded_at": now} for change in changes])
 
 
 def _run(row: sa.Row, changed: int) -> Run:

@@ -148,6 +148,8 @@ class CellSnapshot:
         init=False, repr=False, compare=False)
     _migrations_by_node: Mapping[NodeKey, tuple[MigrationRecord, ...]] = field(
         init=False, repr=False, compare=False)
+    _nodes_by_host: Mapping[str | None, tuple[ComputeNodeRecord, ...]] = field(
+        init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "_instances_by_node",
@@ -162,14 +164,18 @@ class CellSnapshot:
                 by_node[key].append(migration)
         object.__setattr__(self, "_migrations_by_node",
                            {key: tuple(values) for key, values in by_node.items()})
+        object.__setattr__(self, "_nodes_by_host", _group(
+            sorted(self.compute_nodes, key=lambda node: node.hypervisor_hostname),
+            lambda node: node.host))
 
     def hosts(self) -> list[str]:
         """Service hosts that have compute nodes, sorted."""
         return sorted({node.host for node in self.compute_nodes if node.host})
 
     def nodes_of(self, host: str) -> list[ComputeNodeRecord]:
-        return sorted((node for node in self.compute_nodes if node.host == host),
-                      key=lambda node: node.hypervisor_hostname)
+        """The host's compute nodes by node name (indexed: a cell of 10,000 hosts
+        asked once per host stays linear)."""
+        return list(self._nodes_by_host.get(host, ()))
 
     def service_of(self, node: ComputeNodeRecord) -> ServiceRecord | None:
         return self.services.get(node.host)

@@ -254,17 +254,34 @@ def format_path(parts: Iterable[Any]) -> str:
 # -- loading -------------------------------------------------------------------
 
 
-def parse_host(document: Any, path: str = "<host description>") -> Host:
-    """Validate a parsed document and build the model; HostDescriptionError if bad."""
-    if document is None:
-        raise HostDescriptionError(path, "", "the file is empty")
-    document = _stringify_keys(document)
+def _validate(document: Any, path: str) -> None:
     errors = list(_VALIDATOR.iter_errors(document))
     if errors:
         error = jsonschema.exceptions.best_match(errors)
         raise HostDescriptionError(path, format_path(error.absolute_path), _message(error))
-    nodes = tuple(_node(raw, path, index, document.get("host"))
-                  for index, raw in enumerate(document["nodes"]))
+
+
+def parse_host(document: Any, path: str = "<host description>", *,
+               built: bool = False) -> Host:
+    """Validate a parsed document and build the model; HostDescriptionError if bad.
+
+    ``built``: the document was built in memory by this project's describing code
+    from nova's typed records (:mod:`nova_reshape.hostfacts.describe`), not read
+    from a file: the schema pass, most of the cost of describing 10,000 hosts, is
+    skipped; the model's own checks still run, and a document the model cannot be
+    built from is then validated, so its fault is named as for a file."""
+    if document is None:
+        raise HostDescriptionError(path, "", "the file is empty")
+    document = _stringify_keys(document)
+    if not built:
+        _validate(document, path)
+    try:
+        nodes = tuple(_node(raw, path, index, document.get("host"))
+                      for index, raw in enumerate(document["nodes"]))
+    except (KeyError, TypeError, AttributeError):
+        if built:
+            _validate(document, path)
+        raise
     _unique(path, "nodes", [node.nodename for node in nodes], "nodename")
     _unique(path, "nodes", [node.uuid for node in nodes if node.uuid], "uuid")
     return Host(path=path, host=document.get("host"), nodes=nodes)

@@ -28,10 +28,11 @@ with their checks and errors:
 6. the providers leaving the tree are deleted
    (:func:`~placement_wsgi.objects.resource_provider.delete_provider`);
 7. with a :class:`TreeCheck`, the tree is read as it now stands, inside the
-   same transaction, and handed to the caller's check: whatever the check
-   raises rolls the change back, so a write the caller finds wrong is never
-   committed; its ``record`` then writes the caller's own rows on the same
-   connection, so they commit with the change or not at all (the offline
+   same transaction (a root the change deleted: a tree without providers),
+   and handed to the caller's check: whatever the check raises rolls the
+   change back, so a write the caller finds wrong is never committed; its
+   ``record`` then writes the caller's own rows on the same connection, so
+   they commit with the change or not at all (the offline
    tools' journal, :mod:`nova_reshape.journal`).
 
 Any error rolls the whole transaction back: the database is as before.
@@ -167,9 +168,16 @@ def _check_generations(connection: Connection, change: TreeChange) -> dict[str, 
 
 
 def _ensure_custom_names(connection: Connection, change: TreeChange) -> None:
-    """Create the change's custom traits and classes that do not exist yet
-    (one lookup per kind; an insert only for the missing ones)."""
-    traits, classes = change.custom_names()
+    """Create the change's custom traits and classes that do not exist yet."""
+    ensure_custom_names(connection, *change.custom_names())
+
+
+def ensure_custom_names(connection: Connection, traits: Sequence[str],
+                        classes: Sequence[str]) -> None:
+    """Create the custom ``traits`` and resource ``classes`` that do not exist yet, as
+    ``PUT /traits/{name}`` and ``PUT /resource_classes/{name}`` do (one lookup per
+    kind; an insert only for the missing ones); ``errors.BadRequest`` for an invalid
+    name, nothing created."""
     for kind, names, known, insert in (
             ("trait", traits, trait_obj.trait_ids_by_name,
              trait_obj.insert_trait_unless_present),
@@ -222,15 +230,23 @@ def _apply(connection: Connection, change: TreeChange,
     kept = sorted(set(ids) - set(change.delete))
     after = provider_generations(connection, kept)
     if check is not None:
-        root = after.get(check.root) or provider_generations(connection, [check.root]).get(
-            check.root)
-        if root is None:
-            raise errors.NotFound(f"No resource provider with uuid {check.root} found")
-        state = read_batch(connection, [root[0]])[0]
+        state = _state_after(connection, check.root, after, change)
         check.inspect(state)
         if check.record is not None:
             check.record(connection, state)
     return {uuid: generation for uuid, (_, generation) in after.items()}
+
+
+def _state_after(connection: Connection, root_uuid: str, after: dict[str, tuple[int, int]],
+                 change: TreeChange) -> TreeState:
+    """The checked tree as the change leaves it; a root the change deleted is a tree
+    without providers (what a revert of a run that created the node expects)."""
+    if root_uuid in change.delete:
+        return TreeState(root_uuid, [], [], {}, {}, {}, {}, {})
+    root = after.get(root_uuid) or provider_generations(connection, [root_uuid]).get(root_uuid)
+    if root is None:
+        raise errors.NotFound(f"No resource provider with uuid {root_uuid} found")
+    return read_batch(connection, [root[0]])[0]
 
 
 def apply_tree_change(database: Database, change: TreeChange, *,

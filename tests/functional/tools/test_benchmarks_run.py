@@ -85,10 +85,11 @@ CONSISTENCY_FIGURES = _json_figures("preflight_seconds", "audit_seconds", "audit
                                     "audit_clean_seconds", "sync_aggregates_seconds",
                                     "sync_aggregates_clean_seconds")
 
-REBUILD = ("--nodes", "3", "--instances", "30")
-REBUILD_FIGURES = _json_figures("rebuild_seconds", "heal_after_seconds") + (
+REBUILD = ("--nodes", "3", "--instances", "30", "--revert")
+REBUILD_FIGURES = _json_figures("rebuild_seconds", "heal_after_seconds", "revert_seconds") + (
     r'"rebuild_exit": 0', r'3 compute node tree\(s\) built for nova [0-9.]+ \(3 reshaped by '
-    r'the migration\), 30 instance\(s\) given allocations', r'"heal_after_exit": 4')
+    r'the migration\), 30 instance\(s\) given allocations', r'"heal_after_exit": 4',
+    r'"revert_exit": 0', r'"left_after_revert": \{\}')
 CAPACITY = ("--hosts", "8", "--flavors", "4")
 CAPACITY_FIGURES = _json_figures("check_seconds", "check_cpu_seconds", "total_fits") + (
     r'"check_exit": 0',)

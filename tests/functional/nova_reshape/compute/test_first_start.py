@@ -57,3 +57,21 @@ def test_root_inventory_defaults_are_novas():
     inventory = first_start.root_inventory(record(CMP, "cmp"), None)
     assert {rc: (r["reserved"], r["allocation_ratio"]) for rc, r in inventory.items()} == {
         "VCPU": (0, 4.0), "MEMORY_MB": (512, 1.0), "DISK_GB": (0, 1.0)}
+
+
+def test_the_flat_root_in_memory_is_the_one_the_first_start_writes(placement):
+    node = first_start.NewNode(record(OFF, "off", ram_allocation_ratio=1.5), True,
+                               NovaConf(reserved_host_disk_mb=2049))
+    first_start.create_roots(placement, [node])
+    written = helpers.tree(placement, OFF)["off"]
+    tree = first_start.flat_root(node)
+    data = tree.data(OFF)
+    assert (data.name, data.parent_uuid, data.traits) == ("off", None, written["traits"])
+    records = helpers.ok(placement.get(f"/resource_providers/{OFF}/inventories"))["inventories"]
+    assert {rc: {key: value for key, value in record.items()
+                 if key != "resource_provider_generation"}
+            for rc, record in data.inventory.items()} == {
+        rc: {key: value for key, value in record.items() if key in data.inventory[rc]}
+        for rc, record in records.items()}
+    assert not first_start.creates_root(first_start.NewNode(
+        record(IRONIC, "bm", hypervisor_type="ironic"), False, None))

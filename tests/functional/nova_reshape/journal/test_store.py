@@ -78,3 +78,19 @@ def test_entries_are_read_in_batches_in_the_order_of_their_keys(database):
     assert [entry.root for batch in batches for entry in batch] == roots[::-1]
     assert [entry.nodename for entry in store.entries(engine, run_id)] == [
         "n0", "n1", "n2", "n3", "n4"]
+
+
+def test_several_nodes_are_recorded_in_one_statement_in_their_order(database):
+    engine = database.engine
+    run_id = store.start_run(engine, "rebuild", "placement rebuild", {})
+    other = "8c5a2a6b-5a44-5b2b-9d3a-0f6bb9a8e9b1"
+    absent = Snapshot(root=other, providers=[], inventories={}, traits={}, aggregates={},
+                      allocations={})
+    with engine.begin() as connection:
+        store.record_nodes(connection, run_id, [
+            store.Change("cmp", "h1", _snapshot(0), _snapshot(4)),
+            store.Change("new", "h2", absent, absent)])
+        store.record_nodes(connection, run_id, [])
+    assert [(entry.nodename, entry.host, entry.root, entry.before)
+            for entry in store.entries(engine, run_id)] == [
+        ("cmp", "h1", ROOT, _snapshot(0)), ("new", "h2", other, absent)]

@@ -363,3 +363,19 @@ def test_the_record_is_rolled_back_with_a_refused_change(marks):
         apply_tree_change(marks, _reshape_change(marks), **OPTIONS,
                           check=TreeCheck(ROOT, lambda state: None, failing_record))
     assert _marks(marks) == [] and checksum(marks) == digest
+
+
+def test_a_change_deleting_the_checked_root_shows_the_check_a_tree_without_providers(seeded):
+    change = TreeChange(delete=[OLD, ROOT], inventories={ROOT: [], OLD: []}, reshape=True,
+                        allocations=[ConsumerAllocations(consumer, "project", "user", {},
+                                                         consumer_generation=1)
+                                     for consumer in CONSUMERS])
+    generations = _generations(seeded)
+    change.generations = {uuid: generations[uuid] for uuid in change.existing}
+    seen, recorded = [], []
+    apply_tree_change(seeded, change, **OPTIONS, check=TreeCheck(
+        ROOT, seen.append, lambda connection, state: recorded.append(state)))
+    [state] = seen
+    assert (state.root, state.providers, state.allocations) == (ROOT, [], {})
+    assert recorded == [state]
+    assert list(read_trees(seeded, [ROOT])) == []

@@ -151,3 +151,14 @@ def test_names():
     assert host.accelerator_resource_class("gpu") == "PGPU"
     assert host.accelerator_resource_class("fpga") == "FPGA"
     assert host.accelerator_resource_class("qat") == "CUSTOM_QAT"
+
+
+def test_a_built_document_skips_the_schema_pass_but_its_faults_are_still_named():
+    document = {"host": "h", "nodes": [{"nodename": "n", "cpu_dedicated_set": "0-3",
+                                        "numa_cells": [{"id": 0, "memory_mb": 1024}]}]}
+    assert parse_host(document, "built", built=True) == parse_host(document, "built")
+    broken = {"host": "h", "nodes": [{"nodename": "n", "numa_cells": [{"id": 0}]}]}
+    with pytest.raises(HostDescriptionError, match=r"built: nodes\[0\]\.numa_cells\[0\]"):
+        parse_host(broken, "built", built=True)
+    with pytest.raises(HostDescriptionError, match="bad CPU set"):
+        parse_host({"nodes": [{"nodename": "n", "cpu_shared_set": "x"}]}, "built", built=True)
