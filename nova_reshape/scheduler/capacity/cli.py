@@ -3,8 +3,8 @@
 ::
 
     nova-reshape-scheduler capacity --placement-database URL | --placement URL
-        [--nova-api-database URL] [--nova-database URL] [--nova-config FILE]...
-        [--flavor NAME]... [--all-flavors] [--flavors-file FILE]
+        [--nova-api-database URL] [--nova-database URL] [--cyborg-database URL]
+        [--nova-config FILE]... [--flavor NAME]... [--all-flavors] [--flavors-file FILE]
         [--assume-up] [--format table|json] [--token TOKEN]
 
 Exit status: 0 when the table was computed; 2 for what the operator must
@@ -62,6 +62,9 @@ def add_parser(commands: Any) -> argparse.ArgumentParser:
                              "--nova-config)")
     parser.add_argument("--nova-database", metavar="URL",
                         help="one nova cell database (read only) instead of every cell")
+    parser.add_argument("--cyborg-database", metavar="URL",
+                        help="Cyborg's database (read only): the device profiles of "
+                             "accel:device_profile flavors")
     parser.add_argument("--nova-config", action="append", metavar="FILE", default=[],
                         dest="nova_configs",
                         help="nova.conf: the scheduler's options, ratios, database "
@@ -89,9 +92,11 @@ def add_flavor_arguments(parser: Any) -> None:
 def measure(args: argparse.Namespace) -> CapacityReport:
     """The table the arguments ask for; the readers' errors as they are."""
     check_placement(args.placement_database)
-    inputs = read_nova(args.nova_configs, args.nova_api_database, args.nova_database)
+    inputs = read_nova(args.nova_configs, args.nova_api_database, args.nova_database,
+                       cyborg_url=args.cyborg_database)
     flavors = choose_flavors(inputs, args.flavors, args.all_flavors, args.flavors_file)
-    check = CapacityCheck(inputs.conf, inputs.source(args.assume_up), inputs.owner_nova_now())
+    check = CapacityCheck(inputs.conf, inputs.source(args.assume_up), inputs.owner_nova_now(),
+                          inputs.profiles)
     if args.placement_database:
         report = read_database(args.placement_database, _on_connection, check, flavors)
     else:

@@ -40,6 +40,7 @@ from typing import Any
 from nova_reshape.nova.aggregate import Aggregate
 from nova_reshape.nova.flavor import Flavor
 from nova_reshape.scheduler import prefilters
+from nova_reshape.scheduler.accelerator_seam import DeviceProfileResolver
 from nova_reshape.scheduler.capacity.fit import (
     TreeRoom,
     Way,
@@ -80,12 +81,17 @@ class CapacityCheck:
 
     ``require_owner_nova``: whether the request pre-filter asks for
     ``OWNER_NOVA`` (nova 34 does once every nova-compute is at service
-    version 73; None: as nova 34 with every compute new).
+    version 73; None: as nova 34 with every compute new). ``resolver``: the
+    device profiles a flavor's ``accel:device_profile`` names (Cyborg's,
+    see :class:`~nova_reshape.accelerator.device_profile.ProfileCatalogue`);
+    a profile it cannot resolve is that flavor's reason for having no host.
     """
 
     def __init__(self, conf: SchedulerConfig, source: HostStateSource,
-                 require_owner_nova: bool | None = None) -> None:
+                 require_owner_nova: bool | None = None,
+                 resolver: DeviceProfileResolver | None = None) -> None:
         self.conf = conf
+        self.resolver = resolver
         self.source = source
         self.aggregates: list[Aggregate] = source.aggregates()
         self.require_owner_nova = require_owner_nova
@@ -108,7 +114,7 @@ class CapacityCheck:
         spec = spec_for_flavor(flavor, self.conf)
         try:
             requests, _ = placement_requests(spec, self.conf, self.aggregates,
-                                             self.require_owner_nova)
+                                             self.require_owner_nova, self.resolver)
         except prefilters.RequestFilterFailed as error:
             # nova asks Placement nothing: no host at all, for the reason given
             return FlavorCapacity(name, [], [f"a request filter refuses it: {error}"])
