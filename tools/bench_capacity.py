@@ -18,11 +18,16 @@ The cloud mixes what the check has to count differently:
   NUMATopologyFilter, enabled by the nova.conf given), one VGPU and two VGPU from one provider.
 
     python tools/bench_capacity.py [--hosts 1000 10000] [--flavors 50]
-        [--engine sqlite|postgresql] [--server URL] [--profile N]
+        [--engine sqlite|postgresql] [--server URL] [--profile N] [--answers DIR]
 
 ``--engine postgresql`` creates throwaway databases on the local server
 (``--server`` to name another) and drops them at the end. ``--profile N``
 prints the N most expensive functions (cProfile) of the first size's run.
+``--answers DIR`` keeps each run's output (the JSON document) as
+``DIR/capacity-ENGINE-HOSTSxFLAVORS.json``, to compare two versions' answers
+byte for byte. ``server_cpu_seconds``: the CPU seconds of every local
+``postgres`` process during the check (the server's share; other sessions
+on the same server count too).
 """
 
 from __future__ import annotations
@@ -137,10 +142,33 @@ def databases(engine: str, server: str | None, directory: str) -> Iterator[list[
         yield [stack.enter_context(bench_migrate.throwaway_database(base)) for _ in range(2)]
 
 
-def run_check(argv: list[str], profile: int) -> tuple[int, float, float, dict[str, Any]]:
-    """The command's exit status, wall and CPU seconds, and its JSON document."""
+def server_cpu_seconds(name: str = "postgres") -> float:
+    """CPU seconds used so far by every local process called ``name`` (the server,
+    its live backends, and through the server's children's times the backends
+    that ended): the database server's share of a run is the difference, of ALL
+    its sessions (other users of the server included). 0 where /proc is not."""
+    ticks = os.sysconf("SC_CLK_TCK") if hasattr(os, "sysconf") else 100
+    total = 0
+    for stat in pathlib.Path("/proc").glob("[0-9]*/stat"):
+        try:
+            text = stat.read_text()
+        except OSError:
+            continue
+        comm, _, rest = text.partition(") ")
+        if comm.rpartition("(")[2] != name:
+            continue
+        fields = rest.split()
+        # utime, stime, cutime, cstime: fields 14-17 of proc(5), 12-15 after the comm
+        total += sum(int(value) for value in fields[11:15])
+    return total / ticks
+
+
+def run_check(argv: list[str], profile: int) -> tuple[int, float, float, float, str]:
+    """The command's exit status, wall and CPU seconds, the database server's CPU
+    seconds meanwhile (:func:`server_cpu_seconds`), and its output (the JSON document)."""
     out = io.StringIO()
     profiler = cProfile.Profile() if profile else None
+    server = server_cpu_seconds()
     start, cpu = time.perf_counter(), time.process_time()
     with contextlib.redirect_stdout(out):
         if profiler:
@@ -149,9 +177,10 @@ def run_check(argv: list[str], profile: int) -> tuple[int, float, float, dict[st
         if profiler:
             profiler.disable()
     wall, used = time.perf_counter() - start, time.process_time() - cpu
+    server = server_cpu_seconds() - server
     if profiler:
         pstats.Stats(profiler, stream=sys.stderr).sort_stats("cumulative").print_stats(profile)
-    return code, wall, used, json.loads(out.getvalue()) if code == 0 else {}
+    return code, wall, used, server, out.getvalue()
 
 
 def bench(args: argparse.Namespace, count: int, directory: str) -> dict[str, Any]:
@@ -174,15 +203,21 @@ def bench(args: argparse.Namespace, count: int, directory: str) -> dict[str, Any
         with open(conf, "w", encoding="utf-8") as handle:
             handle.write(NOVA_CONF)
         load = os.getloadavg()[0]
-        code, wall, cpu, document = run_check(
+        code, wall, cpu, server, output = run_check(
             ["--placement-database", placement, "--nova-database", cell,
              "--flavors-file", path, "--nova-config", conf, "--assume-up", "--format", "json"],
             args.profile)
-    tables = document.get("flavors", [])
+    if args.answers:
+        name = f"capacity-{args.engine}-{count}x{args.flavors}.json"
+        with open(os.path.join(args.answers, name), "w", encoding="utf-8") as handle:
+            handle.write(output)
+    tables = json.loads(output).get("flavors", []) if code == 0 else []
     return {"engine": args.engine, "hosts": count, "flavors": args.flavors,
             "seed_seconds": round(seeded, 1), "load_average": round(load, 1),
             "check_exit": code, "check_seconds": round(wall, 2),
             "check_cpu_seconds": round(cpu, 2),
+            "server_cpu_seconds": round(server, 2) if args.engine != "sqlite" else None,
+            "load_average_after": round(os.getloadavg()[0], 1),
             "valid_host_rows": sum(h["valid"] for t in tables for h in t["hosts"]),
             "total_fits": sum(t["total"] for t in tables)}
 
@@ -195,6 +230,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--server", help="database server URL (no database part)")
     parser.add_argument("--profile", type=int, default=0, metavar="N",
                         help="print the N most expensive functions of the first run")
+    parser.add_argument("--answers", metavar="DIR",
+                        help="keep each run's JSON document in DIR")
     args = parser.parse_args(argv)
     reports = []
     with tempfile.TemporaryDirectory(prefix="bench-capacity-") as directory:

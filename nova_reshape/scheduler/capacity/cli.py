@@ -18,7 +18,6 @@ from __future__ import annotations
 
 import argparse
 import functools
-import json
 import os
 from typing import Any, TextIO
 
@@ -28,7 +27,7 @@ from nova_reshape.scheduler.capacity.core import CapacityCheck
 from nova_reshape.scheduler.capacity.flavors import FlavorError
 from nova_reshape.scheduler.capacity.inputs import choose_flavors, read_nova
 from nova_reshape.scheduler.capacity.records import CapacityReport
-from nova_reshape.scheduler.capacity.render import render_report
+from nova_reshape.scheduler.capacity.render import render_json, render_report
 from nova_reshape.scheduler.errors import ConfigError, ScenarioError
 from nova_reshape.scheduler.live.placement import (
     PlacementError,
@@ -120,8 +119,7 @@ def capacity(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         configuration = (isinstance(error, CONFIGURATION_ERRORS)
                          or getattr(error, "configuration", False))
         return 2 if configuration else 3
-    text = (json.dumps(report.to_dict(), indent=2) + "\n" if args.format == "json"
-            else render_report(report))
+    text = render_json(report) if args.format == "json" else render_report(report)
     try:
         out.write(text)
         out.flush()

@@ -215,18 +215,21 @@ def numa_slots(host: HostState, spec: RequestSpec) -> int | None:
 
 
 def count(host: HostState, candidates: Sequence[Candidate], spec: RequestSpec,
-          checks: Sequence[HostCheck], room: TreeRoom, way: Way) -> int:
+          checks: Sequence[HostCheck], room: TreeRoom, way: Way, passed: bool = False) -> int:
     """The host's count the ``way`` of its flavor (:func:`way_of`): nova's loop's
     answer. ``host``: a fork of its own (its candidates and limits are set; the
-    loop consumes a consumable fork of it)."""
+    loop consumes a consumable fork of it). ``passed``: the host just passed
+    ``checks``, in order, with ``candidates`` and an unclaimed ``room`` (the
+    filter pass of its first boot), so a way running them once before any claim
+    knows their verdict already."""
     if way is Way.ROOM:
-        return count_in_room(host, candidates, checks, room)
+        return count_in_room(host, candidates, () if passed else checks, room)
     slots = numa_slots(host, spec) if way is Way.NUMA_SLOTS else None
     if slots is None:
         return count_fits(host.fork(consumable=True), candidates, spec, checks, room)
     # a boot lands iff Placement still has a candidate and the cells a slot: the
     # two do not depend on each other (the NUMA check keeps every candidate)
-    return min(count_in_room(host, candidates, checks, room), slots)
+    return min(count_in_room(host, candidates, () if passed else checks, room), slots)
 
 
 def _passes(host_filter: BaseHostFilter, spec: RequestSpec, host: HostState) -> Verdict:
