@@ -49,6 +49,7 @@ from nova_reshape.scheduler.capacity.fit import (
     Way,
     count,
     prepare_checks,
+    room_of,
     way_of,
 )
 from nova_reshape.scheduler.capacity.records import CapacityReport, FlavorCapacity, HostFit
@@ -130,7 +131,8 @@ class CapacityCheck:
         #: roots and their candidates (each kept with the objects whose ids it uses)
         self._merges: dict[tuple[int, ...], tuple[list[PlacementView], PlacementView]] = {}
         self._per_view: dict[int, tuple[PlacementView, list[str],
-                                        dict[str, list[dict[str, Any]]]]] = {}
+                                        dict[str, list[dict[str, Any]]],
+                                        dict[tuple[str, str], int]]] = {}
         #: the roots of the last view, and them sorted by name
         self._roots_sorted: tuple[dict[str, str], list[tuple[str, str]]] | None = None
 
@@ -183,6 +185,7 @@ class CapacityCheck:
         filtered = not trace.forced and not spec.is_rebuild
         valid = {id(host) for host in passed}
         checks = prepare_checks(self.scheduler.filters, spec)
+        room = self._per_view[id(view)][3]
         way = way_of(self.scheduler.filters, spec)
         fits: dict[str, int] = {}
         for host in hosts:
@@ -191,7 +194,7 @@ class CapacityCheck:
                 reasons[uuid] = dropped.get(host.label, "dropped by the filters")
                 continue
             fits[uuid] = self._count(host, spec, checks, way, TreeRoom(
-                view.body["provider_summaries"]), passed=filtered)
+                view.body["provider_summaries"], room), passed=filtered)
         rows = []
         for uuid, root_name in self._sorted_roots(view):
             if uuid in fits and fits[uuid] > 0:
@@ -236,10 +239,12 @@ class CapacityCheck:
     def _trees(self, view: PlacementView) -> tuple[list[str], dict[str, list[dict[str, Any]]]]:
         """The roots of ``view``'s trees, and each root's candidates that is a host;
         once per view (a view asked again is the same object, see
-        :func:`once_per_query`; its roots were all tried the first time)."""
+        :func:`once_per_query`; its roots were all tried the first time), with
+        its room before any claim (:func:`~.fit.room_of`)."""
         found = self._per_view.get(id(view))
         if found is not None:
             return found[1], found[2]
+        room = room_of(view.body["provider_summaries"])
         body = view.body
         summaries = body["provider_summaries"]
         roots = [uuid for uuid, summary in summaries.items()
@@ -261,7 +266,7 @@ class CapacityCheck:
         candidates = {uuid: by_rp.get(uuid) or requests_of_tree(uuid, summaries, by_rp)
                       for uuid in roots if uuid in self._known}
         # the view is kept with its answer: its id stays its own for the run
-        self._per_view[id(view)] = (view, roots, candidates)
+        self._per_view[id(view)] = (view, roots, candidates, room)
         return roots, candidates
 
 
