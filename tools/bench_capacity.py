@@ -18,11 +18,18 @@ The cloud mixes what the check has to count differently:
   NUMATopologyFilter, enabled by the nova.conf given), one VGPU and two VGPU from one provider.
 
     python tools/bench_capacity.py [--hosts 1000 10000] [--flavors 50]
-        [--engine sqlite|postgresql] [--server URL] [--profile N]
+        [--engine sqlite|postgresql] [--server URL] [--profile N] [--answers DIR]
 
 ``--engine postgresql`` creates throwaway databases on the local server
 (``--server`` to name another) and drops them at the end. ``--profile N``
 prints the N most expensive functions (cProfile) of the first size's run.
+``--answers DIR`` keeps each run's output (the JSON document) as
+``DIR/capacity-ENGINE-HOSTSxFLAVORS.json``, to compare two versions' answers
+byte for byte. The database server's share, PostgreSQL on this machine:
+``backend_cpu_seconds``, the CPU seconds of the backends serving the
+check's two databases (sampled, :class:`BackendCpu`), and
+``server_cpu_seconds``, of every ``postgres`` process during the check
+(other sessions on the same server count too).
 """
 
 from __future__ import annotations
@@ -37,6 +44,7 @@ import pathlib
 import pstats
 import sys
 import tempfile
+import threading
 import time
 import uuid
 from collections.abc import Iterator
@@ -137,21 +145,94 @@ def databases(engine: str, server: str | None, directory: str) -> Iterator[list[
         yield [stack.enter_context(bench_migrate.throwaway_database(base)) for _ in range(2)]
 
 
-def run_check(argv: list[str], profile: int) -> tuple[int, float, float, dict[str, Any]]:
-    """The command's exit status, wall and CPU seconds, and its JSON document."""
+def _cpu_ticks(pid: str) -> tuple[str, list[str]] | None:
+    """(command line, stat fields after the comm) of a local process, None if gone."""
+    try:
+        stat = pathlib.Path(f"/proc/{pid}/stat").read_text()
+        cmdline = pathlib.Path(f"/proc/{pid}/cmdline").read_bytes()
+    except OSError:
+        return None
+    comm, _, rest = stat.partition(") ")
+    if comm.rpartition("(")[2] != "postgres":
+        return None
+    return cmdline.replace(b"\0", b" ").decode(errors="replace"), rest.split()
+
+
+def server_cpu_seconds() -> float:
+    """CPU seconds used so far by every local ``postgres`` process (the server, its
+    live backends, and through the server's children's times the backends that
+    ended): the server's share of a run is the difference, of ALL its sessions
+    (other users of the server included). 0 where /proc is not."""
+    total = 0
+    for path in pathlib.Path("/proc").glob("[0-9]*"):
+        found = _cpu_ticks(path.name)
+        if found:
+            # utime, stime, cutime, cstime: fields 14-17 of proc(5), 12-15 after the comm
+            total += sum(int(value) for value in found[1][11:15])
+    return total / os.sysconf("SC_CLK_TCK")
+
+
+class BackendCpu:
+    """CPU seconds of the PostgreSQL backends serving the check's own databases
+    (and their parallel workers), sampled every ``every`` seconds while it runs:
+    the server's share of this check alone (a backend's last fraction of a
+    sample before it ends is missed)."""
+
+    def __init__(self, names: list[str], every: float = 0.2) -> None:
+        self.names = [f" {name} " for name in names]
+        self.every = every
+        self.ticks: dict[str, int] = {}
+        self.done = threading.Event()
+        self.thread = threading.Thread(target=self._sample, daemon=True)
+
+    def _sample(self) -> None:
+        while True:
+            mine: set[str] = set()
+            for path in pathlib.Path("/proc").glob("[0-9]*"):
+                found = _cpu_ticks(path.name)
+                if found is None:
+                    continue
+                cmdline, fields = found
+                leader = cmdline.partition("parallel worker for PID ")[2].strip()
+                if any(name in f"{cmdline} " for name in self.names) or leader in mine:
+                    mine.add(path.name)
+                    self.ticks[path.name] = int(fields[11]) + int(fields[12])
+            if self.done.wait(self.every):
+                return
+
+    def __enter__(self) -> BackendCpu:
+        self.thread.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.done.set()
+        self.thread.join()
+
+    @property
+    def seconds(self) -> float:
+        return sum(self.ticks.values()) / os.sysconf("SC_CLK_TCK")
+
+
+def run_check(argv: list[str], profile: int, databases: list[str]
+              ) -> tuple[int, float, float, dict[str, float], str]:
+    """The command's exit status, wall and CPU seconds, the database server's CPU
+    seconds meanwhile (``server``: :func:`server_cpu_seconds`; ``backends``:
+    :class:`BackendCpu` of ``databases``), and its output (the JSON document)."""
     out = io.StringIO()
     profiler = cProfile.Profile() if profile else None
+    server = server_cpu_seconds()
     start, cpu = time.perf_counter(), time.process_time()
-    with contextlib.redirect_stdout(out):
+    with contextlib.redirect_stdout(out), BackendCpu(databases) as backends:
         if profiler:
             profiler.enable()
         code = cmd.main(["capacity", *argv])
         if profiler:
             profiler.disable()
     wall, used = time.perf_counter() - start, time.process_time() - cpu
+    shares = {"server": server_cpu_seconds() - server, "backends": backends.seconds}
     if profiler:
         pstats.Stats(profiler, stream=sys.stderr).sort_stats("cumulative").print_stats(profile)
-    return code, wall, used, json.loads(out.getvalue()) if code == 0 else {}
+    return code, wall, used, shares, out.getvalue()
 
 
 def bench(args: argparse.Namespace, count: int, directory: str) -> dict[str, Any]:
@@ -174,15 +255,24 @@ def bench(args: argparse.Namespace, count: int, directory: str) -> dict[str, Any
         with open(conf, "w", encoding="utf-8") as handle:
             handle.write(NOVA_CONF)
         load = os.getloadavg()[0]
-        code, wall, cpu, document = run_check(
+        code, wall, cpu, shares, output = run_check(
             ["--placement-database", placement, "--nova-database", cell,
              "--flavors-file", path, "--nova-config", conf, "--assume-up", "--format", "json"],
-            args.profile)
-    tables = document.get("flavors", [])
+            args.profile, [url.rpartition("/")[2] for url in (placement, cell)])
+    if args.answers:
+        name = f"capacity-{args.engine}-{count}x{args.flavors}.json"
+        with open(os.path.join(args.answers, name), "w", encoding="utf-8") as handle:
+            handle.write(output)
+    tables = json.loads(output).get("flavors", []) if code == 0 else []
     return {"engine": args.engine, "hosts": count, "flavors": args.flavors,
             "seed_seconds": round(seeded, 1), "load_average": round(load, 1),
             "check_exit": code, "check_seconds": round(wall, 2),
             "check_cpu_seconds": round(cpu, 2),
+            "server_cpu_seconds": (round(shares["server"], 2) if args.engine != "sqlite"
+                                   else None),
+            "backend_cpu_seconds": (round(shares["backends"], 2) if args.engine != "sqlite"
+                                    else None),
+            "load_average_after": round(os.getloadavg()[0], 1),
             "valid_host_rows": sum(h["valid"] for t in tables for h in t["hosts"]),
             "total_fits": sum(t["total"] for t in tables)}
 
@@ -195,6 +285,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--server", help="database server URL (no database part)")
     parser.add_argument("--profile", type=int, default=0, metavar="N",
                         help="print the N most expensive functions of the first run")
+    parser.add_argument("--answers", metavar="DIR",
+                        help="keep each run's JSON document in DIR")
     args = parser.parse_args(argv)
     reports = []
     with tempfile.TemporaryDirectory(prefix="bench-capacity-") as directory:

@@ -13,11 +13,18 @@ for a port-owned profile) and ``use_same_provider=True``:
 
 The groups go to Placement as suffixed groups
 (``resourcesdevice_profile_0=FPGA:1&requireddevice_profile_0=CUSTOM_X``).
+
+Cyborg stores a profile as one ``device_profiles`` row whose
+``profile_json`` is ``{"groups": [{key: value, ...}, ...]}``;
+:func:`profile_from_json` reads that text, and :class:`ProfileCatalogue`
+resolves names over the rows read once (nova asks Cyborg's API by name
+and wants exactly one profile back).
 """
 
 from __future__ import annotations
 
 import dataclasses
+import json
 import re
 from collections.abc import Iterable, Mapping, Sequence
 
@@ -72,6 +79,52 @@ def select_profile(name: str, found: Sequence[DeviceProfile]) -> DeviceProfile:
         raise DeviceProfileError(name=name, msg=f"expected exactly one profile, got "
                                  f"{len(found)}")
     return found[0]
+
+
+def profile_from_json(name: str, text: str | None, uuid: str | None = None) -> DeviceProfile:
+    """A profile from Cyborg's stored ``profile_json`` (see the module);
+    DeviceProfileError when the text is not a list of groups of strings."""
+    try:
+        document = json.loads(text or "")
+    except ValueError:
+        raise DeviceProfileError(name=name, msg="its profile_json is not JSON") from None
+    groups = document.get("groups") if isinstance(document, dict) else None
+    if not isinstance(groups, list) or not all(
+            isinstance(group, dict) and all(isinstance(value, str | None)
+                                            for value in group.values())
+            for group in groups):
+        raise DeviceProfileError(name=name, msg="its profile_json has no list of groups "
+                                 "of strings under 'groups'")
+    return DeviceProfile(name, tuple(groups), uuid)
+
+
+class ProfileCatalogue:
+    """Device profiles by name, read once: a resolver of request groups.
+
+    ``stored``: (name, uuid, profile_json) as Cyborg's database holds them;
+    a profile's text is read when a flavor asks for it, so a broken one
+    only concerns the flavors naming it. ``absent``: why there are no
+    profiles at all (no Cyborg database given), said for every name asked.
+    """
+
+    def __init__(self, stored: Iterable[tuple[str, str | None, str | None]] = (),
+                 absent: str | None = None) -> None:
+        self.stored: dict[str, list[tuple[str | None, str | None]]] = {}
+        for name, uuid, text in stored:
+            self.stored.setdefault(name, []).append((uuid, text))
+        self.absent = absent
+
+    def get_device_profile_request_groups(self, dp_name: str) -> list[RequestGroup]:
+        """The profile's request groups, as nova's Cyborg client builds them;
+        DeviceProfileError for a name matching no profile or more than one, or a
+        profile whose text cannot be read."""
+        if self.absent is not None:
+            raise DeviceProfileError(name=dp_name, msg=self.absent)
+        found = self.stored.get(dp_name, [])
+        if not found:
+            raise DeviceProfileError(name=dp_name, msg="no such profile in Cyborg's database")
+        profiles = [profile_from_json(dp_name, text, uuid) for uuid, text in found]
+        return request_groups(select_profile(dp_name, profiles))
 
 
 def request_groups(profile: DeviceProfile, owner: str | None = None) -> list[RequestGroup]:

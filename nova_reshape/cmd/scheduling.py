@@ -76,9 +76,10 @@ def setup(request: MigrateRequest) -> CheckSetup | Checked | None:
     cell_url = source.url if isinstance(source, NovaDatabase) else None
     cells = source.cells if isinstance(source, NovaDatabase) else ()
     skip = source.skip_unreachable_cells if isinstance(source, NovaDatabase) else False
+    cyborg = source.cyborg_database if isinstance(source, NovaDatabase) else None
     try:
         inputs = read_nova(NovaConfigPaths(request.nova_configs).common(), api_url, cell_url,
-                           cells, skip)
+                           cells, skip, cyborg)
         if inputs.cells is None and not inputs.catalogue and not options.flavors_file:
             return None  # nothing names a flavor: nothing to check (documented)
         flavors = choose_flavors(inputs, (), options.all_flavors, options.flavors_file)

@@ -239,7 +239,7 @@ def after_check(setup: CheckSetup, cpu_sets: dict[str, CpuSets]) -> CapacityChec
     """
     inputs = setup.inputs
     return CapacityCheck(inputs.conf, inputs.source(assume_up=True, cpu_sets=cpu_sets),
-                         False)
+                         False, inputs.profiles)
 
 
 def preview(placement: Placement, hosts: Iterable[Host], options: DriverOptions,
@@ -253,7 +253,8 @@ def preview(placement: Placement, hosts: Iterable[Host], options: DriverOptions,
     # than the target: no OWNER_NOVA yet
     owner_nova = inputs.owner_nova_now()
     before = _table(direct, [], CapacityCheck(inputs.conf, inputs.source(assume_up=True),
-                                              bool(owner_nova)), setup.flavors)
+                                              bool(owner_nova), inputs.profiles),
+                    setup.flavors)
     after = _table(direct, changes, after_check(setup, cpu_sets), setup.flavors)
     _note_pci(after, setup, options)
     return SchedulingCheck(before, after, setup.accepted, [COMPUTES_UP]), cpu_sets

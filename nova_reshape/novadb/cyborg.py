@@ -7,11 +7,15 @@ provider's uuid, ``num_accelerators`` its capacity), ``attributes`` of a
 deployable (``rc`` its resource class, ``trait*`` its traits),
 ``controlpath_ids`` and ``attach_handles`` with PCI addresses as JSON
 (``{"domain": "0000", "bus": "5e", "device": "00", "function": "0"}``),
-and ``extended_accelerator_requests`` (ARQs): one per accelerator an
-instance was given, ``Bound`` to a deployable once attached.
+``extended_accelerator_requests`` (ARQs): one per accelerator an
+instance was given, ``Bound`` to a deployable once attached, and
+``device_profiles`` (``name``, ``uuid``, ``profile_json``: what a flavor's
+``accel:device_profile`` names).
 
-:func:`read_cyborg` reads them read-only in one query per table, like the
-nova reader, and returns a :class:`CyborgSnapshot`.
+:func:`read_cyborg` reads the accelerators and ARQs read-only in one query
+per table, like the nova reader, and returns a :class:`CyborgSnapshot`;
+:func:`read_device_profiles` reads the profiles into a
+:class:`~nova_reshape.accelerator.device_profile.ProfileCatalogue`.
 """
 
 from __future__ import annotations
@@ -25,6 +29,7 @@ from typing import Any
 
 import sqlalchemy as sa
 
+from nova_reshape.accelerator.device_profile import ProfileCatalogue
 from nova_reshape.novadb.readonly import read_only
 
 WHAT = "cyborg database"
@@ -82,6 +87,14 @@ extended_accelerator_requests = sa.Table(
     sa.Column("device_rp_uuid", sa.String(36)),
     sa.Column("instance_uuid", sa.String(36)),
     sa.Column("deployable_id", sa.Integer),
+)
+
+device_profiles = sa.Table(
+    "device_profiles", metadata,
+    sa.Column("id", sa.Integer, primary_key=True),
+    sa.Column("uuid", sa.String(36)),
+    sa.Column("name", sa.String(255)),
+    sa.Column("profile_json", sa.Text),
 )
 
 _HEX4 = re.compile(r"^[0-9a-f]{4}$")
@@ -208,3 +221,16 @@ def read_cyborg_on(connection: sa.Connection) -> CyborgSnapshot:
             held[row["instance_uuid"]][names[row["deployable_id"]]] += 1
     return CyborgSnapshot(accelerators=tuple(records),
                           holdings={uuid: dict(counts) for uuid, counts in held.items()})
+
+
+def read_device_profiles(url: str) -> ProfileCatalogue:
+    """Every device profile of Cyborg's database, read-only (one query)."""
+    with read_only(url, WHAT) as connection:
+        return device_profiles_on(connection)
+
+
+def device_profiles_on(connection: sa.Connection) -> ProfileCatalogue:
+    table = device_profiles
+    query = sa.select(table.c.name, table.c.uuid, table.c.profile_json).order_by(table.c.id)
+    return ProfileCatalogue((row.name, row.uuid, row.profile_json)
+                            for row in connection.execute(query))

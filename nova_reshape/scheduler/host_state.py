@@ -16,6 +16,7 @@ from __future__ import annotations
 import copy
 import dataclasses
 import json
+import operator
 import time
 from collections.abc import Iterable
 from dataclasses import dataclass, field, fields
@@ -189,7 +190,7 @@ class HostState:
         the PCI pools (its counters are plain numbers, set anew). Everything else
         (instances, aggregates, service, stats ...) is shared, read only.
         """
-        twin = copy.copy(self)
+        twin = _shallow_copy(self)
         twin.limits = dict(self.limits)
         if later:
             service = self.service
@@ -249,3 +250,20 @@ def _placement(topology: numa_mod.NUMATopology, cell_ids: set[int | None]) -> Nu
     return NumaPlacement(cell_ids=frozenset(c.id for c in chosen),
                          sockets=frozenset(c.socket for c in chosen if c.socket is not None),
                          socket_of={c.id: c.socket for c in topology.cells})
+
+
+#: Every slot of a HostState, read at once, and each slot's setter.
+_SLOT_VALUES = operator.attrgetter(*HostState.__slots__)
+_SLOT_SETTERS = tuple(getattr(HostState, name).__set__ for name in HostState.__slots__)
+
+
+def _shallow_copy(host: HostState) -> HostState:
+    """``copy.copy(host)``, slot by slot without the pickle protocol's detour (a
+    capacity check forks a HostState per host and flavor); a subclass's own
+    attributes are copied by ``copy.copy``."""
+    if type(host) is not HostState:
+        return copy.copy(host)
+    twin = HostState.__new__(HostState)
+    for setter, value in zip(_SLOT_SETTERS, _SLOT_VALUES(host), strict=True):
+        setter(twin, value)
+    return twin

@@ -3,8 +3,8 @@
 ::
 
     nova-reshape-scheduler capacity --placement-database URL | --placement URL
-        [--nova-api-database URL] [--nova-database URL] [--nova-config FILE]...
-        [--flavor NAME]... [--all-flavors] [--flavors-file FILE]
+        [--nova-api-database URL] [--nova-database URL] [--cyborg-database URL]
+        [--nova-config FILE]... [--flavor NAME]... [--all-flavors] [--flavors-file FILE]
         [--assume-up] [--format table|json] [--token TOKEN]
 
 Exit status: 0 when the table was computed; 2 for what the operator must
@@ -18,7 +18,6 @@ from __future__ import annotations
 
 import argparse
 import functools
-import json
 import os
 from typing import Any, TextIO
 
@@ -28,7 +27,7 @@ from nova_reshape.scheduler.capacity.core import CapacityCheck
 from nova_reshape.scheduler.capacity.flavors import FlavorError
 from nova_reshape.scheduler.capacity.inputs import choose_flavors, read_nova
 from nova_reshape.scheduler.capacity.records import CapacityReport
-from nova_reshape.scheduler.capacity.render import render_report
+from nova_reshape.scheduler.capacity.render import render_json, render_report
 from nova_reshape.scheduler.errors import ConfigError, ScenarioError
 from nova_reshape.scheduler.live.placement import (
     PlacementError,
@@ -62,6 +61,9 @@ def add_parser(commands: Any) -> argparse.ArgumentParser:
                              "--nova-config)")
     parser.add_argument("--nova-database", metavar="URL",
                         help="one nova cell database (read only) instead of every cell")
+    parser.add_argument("--cyborg-database", metavar="URL",
+                        help="Cyborg's database (read only): the device profiles of "
+                             "accel:device_profile flavors")
     parser.add_argument("--nova-config", action="append", metavar="FILE", default=[],
                         dest="nova_configs",
                         help="nova.conf: the scheduler's options, ratios, database "
@@ -89,9 +91,11 @@ def add_flavor_arguments(parser: Any) -> None:
 def measure(args: argparse.Namespace) -> CapacityReport:
     """The table the arguments ask for; the readers' errors as they are."""
     check_placement(args.placement_database)
-    inputs = read_nova(args.nova_configs, args.nova_api_database, args.nova_database)
+    inputs = read_nova(args.nova_configs, args.nova_api_database, args.nova_database,
+                       cyborg_url=args.cyborg_database)
     flavors = choose_flavors(inputs, args.flavors, args.all_flavors, args.flavors_file)
-    check = CapacityCheck(inputs.conf, inputs.source(args.assume_up), inputs.owner_nova_now())
+    check = CapacityCheck(inputs.conf, inputs.source(args.assume_up), inputs.owner_nova_now(),
+                          inputs.profiles)
     if args.placement_database:
         report = read_database(args.placement_database, _on_connection, check, flavors)
     else:
@@ -115,8 +119,7 @@ def capacity(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         configuration = (isinstance(error, CONFIGURATION_ERRORS)
                          or getattr(error, "configuration", False))
         return 2 if configuration else 3
-    text = (json.dumps(report.to_dict(), indent=2) + "\n" if args.format == "json"
-            else render_report(report))
+    text = render_json(report) if args.format == "json" else render_report(report)
     try:
         out.write(text)
         out.flush()

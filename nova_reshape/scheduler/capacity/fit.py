@@ -76,20 +76,27 @@ BLIND_TO_CLAIMS = frozenset({
 Candidate = Mapping[str, Any]
 
 
+def room_of(summaries: Mapping[str, Any]) -> dict[tuple[str, str], int]:
+    """``capacity - used`` per (provider, class) of a candidates body's provider
+    summaries: the room before any claim, read once per body."""
+    return {(provider, resource_class): int(figures["capacity"]) - int(figures["used"])
+            for provider, summary in summaries.items()
+            for resource_class, figures in summary.get("resources", {}).items()}
+
+
 class TreeRoom:
     """Room left per (provider, class), from a candidates body's provider summaries,
-    less what this count claimed."""
+    less what this count claimed. ``room``: :func:`room_of` the summaries, when
+    the caller has it already (it is only read)."""
 
-    def __init__(self, summaries: Mapping[str, Any]) -> None:
-        self.summaries = summaries
+    def __init__(self, summaries: Mapping[str, Any],
+                 room: Mapping[tuple[str, str], int] | None = None) -> None:
+        self.room = room_of(summaries) if room is None else room
         self.claimed: dict[tuple[str, str], int] = {}
 
     def free(self, provider: str, resource_class: str) -> int:
-        figures = self.summaries.get(provider, {}).get("resources", {}).get(resource_class)
-        if figures is None:
-            return 0
-        return (int(figures["capacity"]) - int(figures["used"])
-                - self.claimed.get((provider, resource_class), 0))
+        key = (provider, resource_class)
+        return self.room.get(key, 0) - self.claimed.get(key, 0)
 
     def fits(self, candidate: Candidate) -> bool:
         """Whether every amount of the allocation request fits in its provider's room."""
@@ -215,18 +222,21 @@ def numa_slots(host: HostState, spec: RequestSpec) -> int | None:
 
 
 def count(host: HostState, candidates: Sequence[Candidate], spec: RequestSpec,
-          checks: Sequence[HostCheck], room: TreeRoom, way: Way) -> int:
+          checks: Sequence[HostCheck], room: TreeRoom, way: Way, passed: bool = False) -> int:
     """The host's count the ``way`` of its flavor (:func:`way_of`): nova's loop's
     answer. ``host``: a fork of its own (its candidates and limits are set; the
-    loop consumes a consumable fork of it)."""
+    loop consumes a consumable fork of it). ``passed``: the host just passed
+    ``checks``, in order, with ``candidates`` and an unclaimed ``room`` (the
+    filter pass of its first boot), so a way running them once before any claim
+    knows their verdict already."""
     if way is Way.ROOM:
-        return count_in_room(host, candidates, checks, room)
+        return count_in_room(host, candidates, () if passed else checks, room)
     slots = numa_slots(host, spec) if way is Way.NUMA_SLOTS else None
     if slots is None:
         return count_fits(host.fork(consumable=True), candidates, spec, checks, room)
     # a boot lands iff Placement still has a candidate and the cells a slot: the
     # two do not depend on each other (the NUMA check keeps every candidate)
-    return min(count_in_room(host, candidates, checks, room), slots)
+    return min(count_in_room(host, candidates, () if passed else checks, room), slots)
 
 
 def _passes(host_filter: BaseHostFilter, spec: RequestSpec, host: HostState) -> Verdict:

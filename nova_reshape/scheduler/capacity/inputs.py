@@ -11,7 +11,10 @@
   read-only transaction (:mod:`nova_reshape.novadb.api`);
 * the compute hosts of every cell it maps (:mod:`nova_reshape.novadb.cells`,
   templates filled from ``[database] connection``), or of the one cell
-  database given.
+  database given;
+* from Cyborg's database, when given, its device profiles (what
+  ``accel:device_profile`` names, :func:`~nova_reshape.novadb.cyborg.read_device_profiles`);
+  without it a flavor naming one has no host, for that reason.
 
 Without any nova database the HostStates come from Placement alone and the
 flavors from a flavors file.
@@ -22,18 +25,22 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
+from nova_reshape.accelerator.device_profile import ProfileCatalogue
 from nova_reshape.nova.aggregate import Aggregate
 from nova_reshape.nova.conf.compute import NovaConf, compute_conf
 from nova_reshape.nova.conf.databases import DatabaseConnections, load_connections
 from nova_reshape.nova.conf.files import load_conf
 from nova_reshape.nova.flavor import Flavor
-from nova_reshape.novadb import api, cells
+from nova_reshape.novadb import api, cells, cyborg
 from nova_reshape.novadb.readonly import read_only
 from nova_reshape.scheduler.capacity import flavors as flavors_mod
 from nova_reshape.scheduler.config import SchedulerConfig
 from nova_reshape.scheduler.live.explain import HostStateSource, PlacementHostStates
 from nova_reshape.scheduler.live.nova_hosts import CpuSets, NovaDatabaseHostStates
 from nova_reshape.scheduler.prefilters.base import MIN_COMPUTE_VERSION_OWNER_TRAIT
+
+#: Why a flavor's device profile cannot be resolved without Cyborg's database.
+NO_CYBORG = "Cyborg's database was not given (--cyborg-database)"
 
 
 @dataclass(frozen=True)
@@ -50,6 +57,9 @@ class NovaInputs:
     aggregates: tuple[Aggregate, ...] = ()
     #: Where the flavors were read ("nova API database", a file ...), for messages.
     where: str = "nova's API database"
+    #: Cyborg's device profiles (none, with the reason, without its database).
+    profiles: ProfileCatalogue = field(
+        default_factory=lambda: ProfileCatalogue(absent=NO_CYBORG))
 
     def source(self, assume_up: bool = False,
                cpu_sets: Mapping[str, CpuSets] | None = None) -> HostStateSource:
@@ -87,10 +97,11 @@ def nova_conf_files(files: Sequence[str]) -> tuple[SchedulerConfig, NovaConf,
 
 def read_nova(nova_configs: Sequence[str] = (), api_url: str | None = None,
               cell_url: str | None = None, cell_names: Sequence[str] = (),
-              skip_unreachable: bool = False) -> NovaInputs:
+              skip_unreachable: bool = False, cyborg_url: str | None = None) -> NovaInputs:
     """Everything of nova's a check needs (see the module); ``cell_names`` and
     ``skip_unreachable`` select the API database's cells as
-    :class:`~nova_reshape.novadb.cells.CellsQuery` does. The readers' errors
+    :class:`~nova_reshape.novadb.cells.CellsQuery` does; ``cyborg_url``:
+    Cyborg's database (its device profiles). The readers' errors
     (:class:`~nova_reshape.novadb.readonly.DatabaseReadError` and its kinds)
     as they are."""
     conf, nova_conf, connections = nova_conf_files(nova_configs)
@@ -110,8 +121,10 @@ def read_nova(nova_configs: Sequence[str] = (), api_url: str | None = None,
         snapshot = cells.read_cells(cells.CellsQuery(
             api_url=api_url, default_connection=connections.database,
             cells=tuple(cell_names), skip_unreachable=skip_unreachable))
+    profiles = (cyborg.read_device_profiles(cyborg_url) if cyborg_url
+                else ProfileCatalogue(absent=NO_CYBORG))
     return NovaInputs(conf, nova_conf, snapshot, tuple(catalogue), tuple(public),
-                      tuple(aggregates))
+                      tuple(aggregates), profiles=profiles)
 
 
 def choose_flavors(inputs: NovaInputs, names: Sequence[str] = (), all_flavors: bool = False,

@@ -1,16 +1,22 @@
-"""The capacity table as text: one block per flavor, one line per host.
-
-::
+"""The capacity table as text, one block per flavor and one line per host::
 
     flavor m1.small: 2 of 3 host(s) valid, 46 more fit
       cmp-a  valid  16
       cmp-b  valid  30
       cmp-c  -       0  ComputeFilter: compute service is disabled
+
+and as the documented JSON document (:func:`render_json`).
 """
 
 from __future__ import annotations
 
+from json.encoder import encode_basestring_ascii as quote
+
 from nova_reshape.scheduler.capacity.records import CapacityReport, FlavorCapacity
+
+#: One host of the JSON document, at its depth (see :func:`render_json`).
+_HOST = ('        {\n          "name": %s,\n          "valid": %s,\n          "fits": %d,'
+         '\n          "reason": %s\n        }')
 
 
 def flavor_heading(flavor: FlavorCapacity) -> str:
@@ -42,3 +48,19 @@ def render_report(report: CapacityReport) -> str:
         lines.append("no flavor to check")
     lines.extend(f"note: {note}" for note in report.notes)
     return "\n".join(lines) + "\n"
+
+
+def render_json(report: CapacityReport) -> str:
+    """:meth:`CapacityReport.to_dict` as ``json.dumps(..., indent=2)`` writes it, and a
+    newline: the same bytes, written without the standard library's pure-Python
+    indenting encoder (half a million host rows take it seconds)."""
+    flavors = []
+    for flavor in report.flavors:
+        hosts = ",\n".join(_HOST % (quote(host.name), "true" if host.valid else "false",
+                                    host.fits, quote(host.reason))
+                           for host in flavor.hosts)
+        hosts = f"[\n{hosts}\n      ]" if hosts else "[]"
+        flavors.append(f'    {{\n      "name": {quote(flavor.name)},\n      "hosts": {hosts},'
+                       f'\n      "total": {flavor.total}\n    }}')
+    body = "[\n" + ",\n".join(flavors) + "\n  ]" if flavors else "[]"
+    return f'{{\n  "flavors": {body}\n}}\n'

@@ -21,6 +21,7 @@ from nova_reshape.scheduler import numa as numa_mod
 from nova_reshape.scheduler import pci as pci_mod
 from nova_reshape.scheduler import prefilters
 from nova_reshape.scheduler import resource_request as rr
+from nova_reshape.scheduler.accelerator_seam import DeviceProfileResolver
 from nova_reshape.scheduler.config import SchedulerConfig
 from nova_reshape.scheduler.errors import ScenarioError
 from nova_reshape.scheduler.request_spec import ImageMeta, RequestSpec
@@ -87,6 +88,7 @@ def spec_for_flavor(flavor: Flavor, conf: SchedulerConfig,
 
 def placement_requests(spec: RequestSpec, conf: SchedulerConfig,
                        aggregates: list[Aggregate], require_owner_nova: bool | None = None,
+                       resolver: DeviceProfileResolver | None = None,
                        ) -> tuple[list[rr.ResourceRequest], list[prefilters.PrefilterStep]]:
     """Run the pre-filters on ``spec`` and build nova's candidates queries.
 
@@ -95,10 +97,13 @@ def placement_requests(spec: RequestSpec, conf: SchedulerConfig,
     disable_fallback_pcpu_query``) and merges the answers. Raises
     RequestFilterFailed (its ``steps`` say which filter refused).
     ``require_owner_nova``: as :func:`~nova_reshape.scheduler.prefilters.run_prefilters`
-    (None: every compute is nova 34's, ``OWNER_NOVA`` required).
+    (None: every compute is nova 34's, ``OWNER_NOVA`` required); ``resolver``:
+    the device profiles of ``accel:device_profile`` (None: no accelerator
+    service, such a flavor is refused).
     """
     steps = prefilters.run_prefilters(spec, aggregates=aggregates, conf=conf,
-                                      require_owner_nova=require_owner_nova)
+                                      require_owner_nova=require_owner_nova,
+                                      resolver=resolver)
 
     def build(translate_pinning: bool) -> rr.ResourceRequest:
         return rr.from_request_spec(

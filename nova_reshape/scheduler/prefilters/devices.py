@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import os_traits
 
+from nova_reshape.accelerator.device_profile import DeviceProfileError
 from nova_reshape.scheduler.accelerator_seam import (
     GROUP_PREFIX,
     DeviceProfileResolver,
@@ -42,6 +43,9 @@ def accelerators(spec: RequestSpec, resolver: DeviceProfileResolver | None) -> b
             f"flavor asks for device profile {name} but no accelerator service is configured")
     try:
         groups = [as_request_group(g) for g in resolver.get_device_profile_request_groups(name)]
+    except DeviceProfileError as error:
+        # its message names the profile already
+        raise RequestFilterFailed(str(error)) from error
     except Exception as error:
         raise RequestFilterFailed(f"device profile {name}: {error}") from error
     if not groups:

@@ -16,7 +16,7 @@ import pytest
 
 from nova_reshape.cmd import manage
 from placement_wsgi.db.database import Database
-from tests.fixtures import nova_db
+from tests.fixtures import cyborg_db, nova_db
 from tests.fixtures import scheduling_cloud as cloud
 from tests.fixtures.databases import SERVERS, checksum
 from tests.functional.nova_reshape import migrate_helpers as helpers
@@ -176,3 +176,29 @@ def test_no_scheduling_check_and_an_unknown_accepted_flavor(engine, tmp_path):
             err.count("\n") == 1
         code, text, err = run(*argv, "--dry-run", "--flavors-file", str(tmp_path / "none"))
         assert code == 2 and "--flavors-file" in err and err.count("\n") == 1
+
+
+ACCEL_FLAVORS = [{"name": name, "vcpus": 1, "memory_mb": 512,
+                  "extra_specs": {"accel:device_profile": profile}}
+                 for name, profile in (("fpga1", "fpga-arria10"), ("nope", "no-such-profile"))]
+
+
+def test_device_profiles_come_from_the_cyborg_database_given(engine, tmp_path):
+    # no host of this cloud has an FPGA: with Cyborg's database the known profile is
+    # Placement's to refuse, the unknown one is named; without it neither resolves
+    cyborg = contextlib.contextmanager(cyborg_db.cyborg_database)(engine)
+    with deployment(engine, tmp_path, [SHARED_ONLY], flavors=ACCEL_FLAVORS) as (_, argv), \
+            cyborg as cyborg_url:
+        code, text, err = run(*argv, "--dry-run", "--format", "json",
+                              "--cyborg-database", cyborg_url)
+        assert code == 0, text + err
+        after = {flavor["name"]: flavor
+                 for flavor in json.loads(text)["scheduling"]["after"]["flavors"]}
+        (host,) = after["fpga1"]["hosts"]
+        assert not host["valid"] and "device_profile_0" in host["reason"]
+        assert after["nope"]["hosts"] == []
+        found = verdicts(json.loads(text))
+        assert "no such profile in Cyborg's database" in found["nope"]["notes"][0]
+        code, text, err = run(*argv, "--dry-run", "--format", "json")
+        assert code == 0, text + err
+        assert "--cyborg-database" in verdicts(json.loads(text))["fpga1"]["notes"][0]

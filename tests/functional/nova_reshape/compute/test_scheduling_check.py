@@ -7,16 +7,20 @@ flavors from the test (NovaInputs()).
 
 from __future__ import annotations
 
+import contextlib
+
 import pytest
 
 from nova_reshape.compute import migrate, scheduling_check
 from nova_reshape.compute.scheduling_check import CheckSetup, Verdict
 from nova_reshape.nova.flavor import Flavor
+from nova_reshape.novadb import cyborg
 from nova_reshape.scheduler.capacity.inputs import NovaInputs
 from nova_reshape.transport import open_direct
 from nova_reshape.virt.host import load_hosts
 from nova_reshape.virt.releases import DriverOptions
 from placement_wsgi.db.database import Database
+from tests.fixtures import cyborg_db as cx
 from tests.fixtures import scheduling_cloud as cloud
 from tests.fixtures.config import make_conf
 from tests.fixtures.databases import SERVERS, checksum
@@ -107,3 +111,30 @@ def test_a_flavor_that_loses_every_host_is_a_finding_unless_accepted(engine, tmp
                                     "of step_size 1")
     accepted, _ = preview(db_url, hosts, [g3, G1], accepted=["g3"])
     assert accepted.findings() == []
+
+
+def test_device_profile_flavors_keep_their_cyborg_fpgas(engine, tmp_path):
+    # the profiles from Cyborg's database (tests/fixtures/cyborg_db.py): one FPGA,
+    # two of one Arria 10 card; Cyborg's cards stay as they are, the roots are migrated
+    nodes = [cloud.Node("fpga-one", "a0000000-0000-4000-8000-000000000011", fpgas=(2,)),
+             cloud.Node("fpga-two", "a0000000-0000-4000-8000-000000000012", fpgas=(1, 1)),
+             cloud.Node("plain", "a0000000-0000-4000-8000-000000000013")]
+    db_url = SERVERS.fresh_url(engine)
+    cloud.write_flat(db_url, nodes)
+    hosts = load_hosts([cloud.write_host_files(tmp_path / "hosts", nodes)])
+    flavors = [Flavor(name, 1, 512, 10, flavorid=name, extra_specs={"accel:device_profile": dp})
+               for name, dp in (("fpga1", "fpga-arria10"), ("fpga2", cx.PAIR_PROFILE),
+                                ("nope", "no-such-profile"))]
+    with contextlib.contextmanager(cx.cyborg_database)(engine) as cyborg_url:
+        inputs = NovaInputs(profiles=cyborg.read_device_profiles(cyborg_url))
+    with open_direct(make_conf(db_url)) as placement:
+        check, _ = scheduling_check.preview(placement, hosts, DriverOptions(),
+                                            CheckSetup(inputs, tuple(flavors)))
+    deltas = {delta.name: delta for delta in check.deltas()}
+    for table in (check.before, check.after):
+        assert fits(table.by_name()["fpga1"]) == {"fpga-one": 2, "fpga-two": 2}
+        assert fits(table.by_name()["fpga2"]) == {"fpga-one": 1}
+    assert deltas["fpga1"].verdict == deltas["fpga2"].verdict == Verdict.SAME
+    # a profile Cyborg does not have: no host before nor after, the reason said
+    assert deltas["nope"].verdict == Verdict.NOWHERE and check.findings() == []
+    assert "no such profile in Cyborg's database" in check.after.by_name()["nope"].notes[0]

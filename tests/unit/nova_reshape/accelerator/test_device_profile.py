@@ -2,11 +2,15 @@
 
 from __future__ import annotations
 
+import json
+
 import pytest
 
 from nova_reshape.accelerator.device_profile import (
     DeviceProfile,
     DeviceProfileError,
+    ProfileCatalogue,
+    profile_from_json,
     query_params,
     request_groups,
     requester_id,
@@ -46,3 +50,28 @@ def test_query_params_are_suffixed_groups():
         ("requireddevice_profile_1", "CUSTOM_A100"),
         ("resourcesdevice_profile_0", "FPGA:2"),
         ("resourcesdevice_profile_1", "PGPU:1")]
+
+
+def test_a_stored_profile_reads_as_cyborg_writes_it():
+    text = json.dumps({"groups": [{"resources:FPGA": "1", "accel:bitstream_id": None}]})
+    assert profile_from_json("dp", text, "u-1") == DeviceProfile(
+        "dp", ({"resources:FPGA": "1", "accel:bitstream_id": None},), "u-1")
+    for broken, why in (("{", "not JSON"), ("[]", "no list of groups"),
+                        ('{"groups": [{"resources:FPGA": 1}]}', "no list of groups")):
+        with pytest.raises(DeviceProfileError, match=why):
+            profile_from_json("dp", broken)
+
+
+def test_the_catalogue_resolves_exactly_one_profile_per_name():
+    one = json.dumps({"groups": [{"resources:FPGA": "2", "trait:CUSTOM_A10": "required"}]})
+    catalogue = ProfileCatalogue([("dp", "u-1", one), ("twice", "u-2", one),
+                                  ("twice", "u-3", one), ("bad", "u-4", "{")])
+    (group,) = catalogue.get_device_profile_request_groups("dp")
+    assert (group.requester_id, group.resources, group.required_traits) == (
+        "device_profile_0", {"FPGA": 2}, {"CUSTOM_A10"})
+    for name, why in (("nope", "no such profile"), ("twice", "exactly one profile, got 2"),
+                      ("bad", "not JSON")):
+        with pytest.raises(DeviceProfileError, match=why):
+            catalogue.get_device_profile_request_groups(name)
+    with pytest.raises(DeviceProfileError, match="Device profile name dp: not given"):
+        ProfileCatalogue(absent="not given").get_device_profile_request_groups("dp")

@@ -80,3 +80,21 @@ def test_a_later_fork_has_a_heartbeat_as_old_as_the_original_s():
     assert (later.service.last_seen_up, later.service.created_at) == (1060.0, 960.0)
     assert host.service.last_seen_up == 1000.0
     assert HostState("h").fork(later=5.0).service.last_seen_up is None
+
+
+def test_a_fork_holds_every_field_of_the_original():
+    host = build_host_state({"host": "cmp", "vcpus": 8, "memory_mb": 4096,
+                             "free_ram_mb": 2048}, now=0.0)
+    host.cell_name, host.aggregate_metadata = "cell1", {"k": {"v"}}
+    twin = host.fork()
+    assert type(twin) is HostState and twin is not host
+    for name in HostState.__slots__:
+        assert getattr(twin, name) == getattr(host, name), name
+    assert twin.limits is not host.limits and twin.service is host.service
+
+    class Labelled(HostState):
+        __slots__ = ("tag",)
+
+    special = Labelled("h")
+    special.tag = "own"
+    assert special.fork().tag == "own" and type(special.fork()) is Labelled

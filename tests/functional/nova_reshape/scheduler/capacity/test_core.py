@@ -101,3 +101,28 @@ def test_hosts_built_once_stay_up_however_long_the_run(db_url, monkeypatch):
         [Flavor("m1", 1, 512, 1), Flavor("m2", 2, 512, 1)],
         functools.partial(ask, connection))).by_name()
     assert rows(tables["m2"]) == {"cmp-a": (True, 4), "cmp-b": (True, 4)}
+
+
+def test_flavors_asking_the_same_query_share_one_answer(db_url):
+    seed(db_url, [compute_node("cmp-a", vcpu=8, inventories={"PCPU": 4}),
+                  compute_node("cmp-b", vcpu=8)])
+    plain = Flavor("m2", 2, 1024, 10)
+    same = Flavor("m2-watched", 2, 1024, 10, extra_specs={"hw:watchdog_action": "reset"})
+    # pinned: the PCPU query, and a VCPU fallback identical to m2's
+    pinned = Flavor("p2", 2, 1024, 10, extra_specs={"hw:cpu_policy": "dedicated"})
+    asked = []
+
+    def ask(connection, query):
+        asked.append(tuple(query))
+        return read_view(connection, query)
+
+    check = CapacityCheck(SchedulerConfig(), PlacementHostStates())
+    together = read_database(db_url, lambda connection: check.run(
+        [plain, same, pinned], functools.partial(ask, connection)))
+    assert len(asked) == len(set(asked)) == 2
+    # each flavor alone gives the same table
+    for flavor in (plain, same, pinned):
+        assert measure(db_url, [flavor])[flavor.name].to_dict() == \
+            together.by_name()[flavor.name].to_dict()
+    # cmp-a: two on its PCPU, then four on the VCPU fallback (no NUMA cells known)
+    assert rows(together.by_name()["p2"]) == {"cmp-a": (True, 6), "cmp-b": (True, 4)}

@@ -193,3 +193,25 @@ def test_numa_slots_give_the_loop_s_count():
         looped = count(host, vcpu, spec, checks, TreeRoom(summaries), Way.LOOP)
         assert count(host, vcpu, spec, checks, TreeRoom(summaries), Way.NUMA_SLOTS) == looped
         assert looped == min(3, vcpus // 2)
+
+
+def test_a_host_that_passed_its_checks_is_not_checked_again_before_the_first_claim():
+    spec = spec_for_flavor(Flavor("g", 1, 512), SchedulerConfig())
+    host = build_host_state({"host": "cmp", "vcpus": 16, "memory_mb": 8192}, now=NOW)
+    asked = []
+
+    def refusing(state):
+        asked.append(state)
+        return False
+
+    one_each = [candidate("gpu0"), candidate("gpu1")]
+    assert count(host, one_each, spec, [refusing], TreeRoom(SUMMARIES), Way.ROOM) == 0
+    assert len(asked) == 1
+    # the filter pass already passed it: the same checks' verdict is known
+    assert count(host, one_each, spec, [refusing], TreeRoom(SUMMARIES), Way.ROOM,
+                 passed=True) == 5
+    assert len(asked) == 1
+    # the loop checks before every claim, the first one too
+    assert count(host, one_each, spec, [refusing], TreeRoom(SUMMARIES), Way.LOOP,
+                 passed=True) == 0
+    assert len(asked) == 2

@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import json
+
 from nova_reshape.scheduler.capacity.records import CapacityReport, FlavorCapacity, HostFit
-from nova_reshape.scheduler.capacity.render import flavor_heading, render_report
+from nova_reshape.scheduler.capacity.render import flavor_heading, render_json, render_report
 
 
 def test_one_block_per_flavor_with_reasons_and_notes():
@@ -23,3 +25,13 @@ def test_one_block_per_flavor_with_reasons_and_notes():
 def test_no_flavor_says_so():
     assert render_report(CapacityReport()) == "no flavor to check\n"
     assert flavor_heading(FlavorCapacity("m")) == "flavor m: 0 of 0 host(s) valid, 0 more fit"
+
+
+def test_the_json_document_is_what_json_dumps_writes_byte_for_byte():
+    report = CapacityReport([
+        FlavorCapacity("m1", [HostFit("cmp-a", "a", True, 16),
+                              HostFit('cmp-"ü"\\', "b", False, 0, "ComputeFilter: ø\n")]),
+        FlavorCapacity("x1", [], ["a request filter refuses it: no"]),
+        FlavorCapacity("é", [HostFit("cmp-c", "c", True, 1)])])
+    for each in (report, CapacityReport(), CapacityReport(report.flavors[1:2])):
+        assert render_json(each) == json.dumps(each.to_dict(), indent=2) + "\n"
