@@ -12,9 +12,6 @@ between that node's intent and its outcome leaves.
 from __future__ import annotations
 
 import contextlib
-import io
-import json
-import os
 import sqlite3
 from collections.abc import Iterator
 
@@ -24,65 +21,16 @@ from nova_reshape.cmd import manage, placement_access
 from nova_reshape.journal import journal_file, schema
 from placement_wsgi.direct import PlacementDirect
 from tests.fixtures.config import make_conf
-from tests.fixtures.killed_runs import generate
+from tests.fixtures.http_journal import Cloud, migrated, served_cloud
 from tests.fixtures.placement_dump import normalized_dump
-from tests.fixtures.served import served
 from tests.fixtures.transports import RecordingTransport
 from tests.functional.nova_reshape import migrate_helpers as helpers
-from tests.functional.nova_reshape.journal.test_revert import MIXED
-
-HEADERS = ("--token", "admin", "--header", "X-Roles: admin,service")
-
-
-def _main(*argv: str) -> tuple[int, str, str]:
-    out, err = io.StringIO(), io.StringIO()
-    code = manage.main(list(argv), out=out, err=err)
-    return code, out.getvalue(), err.getvalue()
-
-
-class Cloud:
-    """The served cloud: its URL, host files, journal file and the dump before the run."""
-
-    def __init__(self, db_url: str, url: str, hosts: str, journal: str) -> None:
-        self.db_url, self.url, self.hosts, self.journal = db_url, url, hosts, journal
-        self.before = normalized_dump(db_url)
-
-    def migrate(self, *extra: str) -> tuple[int, str, str]:
-        return _main("placement", "migrate_compute_inventory", "--placement-url", self.url,
-                     *HEADERS, "--host-file", self.hosts, "--numa-in-placement",
-                     "--journal", self.journal, *extra)
-
-    def revert(self, run_id: str, *extra: str) -> tuple[int, dict]:
-        code, text, err = _main("placement", "revert", run_id, "--journal", self.journal,
-                                "--placement-url", self.url, *HEADERS, "--format", "json",
-                                *extra)
-        assert text, err
-        return code, json.loads(text)
-
-    def runs(self) -> list[dict]:
-        code, text, err = _main("placement", "runs", "--journal", self.journal,
-                                "--format", "json")
-        assert code == 0, err
-        return json.loads(text)
 
 
 @pytest.fixture
 def cloud(db_url, tmp_path) -> Iterator[Cloud]:
-    hosts, _ = generate(db_url, tmp_path, hosts=3, gpus=2, instances=8, kinds=MIXED)
-    with served(make_conf(db_url)) as (url, _log):
-        yield Cloud(db_url, url, hosts, str(tmp_path / "journal.sqlite"))
+    yield from served_cloud(db_url, tmp_path)
 
-
-def _migrated(cloud: Cloud) -> str:
-    code, text, err = cloud.migrate()
-    assert code == 0, (text, err)
-    [run] = cloud.runs()
-    assert f"journal: {cloud.journal}, run {run['id']} (back out with: placement revert " \
-           f"{run['id']} --journal {cloud.journal} --placement-url URL)" in err
-    assert run["command"] == "migrate_compute_inventory" and run["status"] == "ok"
-    assert run["changed"] == 3
-    assert normalized_dump(cloud.db_url) != cloud.before
-    return run["id"]
 
 
 def _statuses(report: dict) -> dict[str, str]:
@@ -90,11 +38,11 @@ def _statuses(report: dict) -> dict[str, str]:
 
 
 def test_revert_over_http_restores_every_table_and_is_revertable(cloud):
-    run_id = _migrated(cloud)
-    migrated = normalized_dump(cloud.db_url)
+    run_id = migrated(cloud)
+    after_run = normalized_dump(cloud.db_url)
     code, plan = cloud.revert(run_id, "--dry-run")
     assert code == 0 and set(_statuses(plan).values()) == {"would-revert"}
-    assert normalized_dump(cloud.db_url) == migrated
+    assert normalized_dump(cloud.db_url) == after_run
     code, report = cloud.revert(run_id)
     assert code == 0, report
     assert set(_statuses(report).values()) == {"reverted"}
@@ -103,11 +51,11 @@ def test_revert_over_http_restores_every_table_and_is_revertable(cloud):
     assert normalized_dump(cloud.db_url) == cloud.before
     code, again = cloud.revert(report["revert_run"])
     assert code == 0 and set(_statuses(again).values()) == {"reverted"}, again
-    assert normalized_dump(cloud.db_url) == migrated
+    assert normalized_dump(cloud.db_url) == after_run
 
 
 def test_a_node_changed_over_http_is_refused_and_the_others_revert(cloud):
-    run_id = _migrated(cloud)
+    run_id = migrated(cloud)
     root = helpers.generator.stable_uuid(0, "cmp-0001")
     with PlacementDirect(make_conf(cloud.db_url)) as placement:
         child = next(rp for rp in helpers.tree(placement, root) if rp != "cmp-0001")
@@ -140,7 +88,7 @@ def _forget_outcome(journal: str, run_id: str, nodename: str) -> None:
 
 
 def test_a_node_whose_outcome_is_missing_is_resolved_by_reading_placement(cloud):
-    run_id = _migrated(cloud)
+    run_id = migrated(cloud)
     _forget_outcome(cloud.journal, run_id, "cmp-0002")
     code, report = cloud.revert(run_id)
     assert code == 0, [node["reason"] for node in report["nodes"]]
@@ -150,7 +98,7 @@ def test_a_node_whose_outcome_is_missing_is_resolved_by_reading_placement(cloud)
 
 
 def test_a_node_never_written_and_one_cut_mid_way(cloud):
-    run_id = _migrated(cloud)
+    run_id = migrated(cloud)
     code, _ = cloud.revert(run_id, "--host", "cmp-0000")
     assert code == 0
     _forget_outcome(cloud.journal, run_id, "cmp-0000")  # intent only, Placement at its before
@@ -170,56 +118,6 @@ def test_a_node_never_written_and_one_cut_mid_way(cloud):
                              "holds neither its before nor its planned after (provider ")
     assert "(cmp-0001-half) is new" in reason and reason.endswith(
         "run the migration again to complete it, then revert")
-
-
-def test_journal_path_mistakes_are_one_line(cloud, tmp_path):
-    missing = str(tmp_path / "nowhere" / "journal.sqlite")
-    code, text, err = cloud.migrate("--journal", missing)
-    assert (code, text) == (manage.EXIT_BAD_INPUT, "")
-    assert err == (f"nova-reshape-manage: error: journal {missing}: the directory "
-                   f"{tmp_path / 'nowhere'} does not exist\n")
-    not_journal = tmp_path / "notes.txt"
-    not_journal.write_text("hello\n")
-    for argv in (("runs", "--journal", str(not_journal)),
-                 ("revert", "x", "--journal", str(not_journal), "--placement-url",
-                  cloud.url)):
-        code, text, err = _main("placement", *argv)
-        assert (code, text) == (manage.EXIT_BAD_INPUT, ""), err
-        assert err.endswith(f"journal {not_journal}: not a nova-reshape journal\n")
-        assert err.count("\n") == 1
-    absent = str(tmp_path / "absent.sqlite")
-    code, _, err = _main("placement", "runs", "--journal", absent)
-    assert code == manage.EXIT_BAD_INPUT and err.endswith(f"journal {absent}: no such file\n")
-    assert not os.path.exists(absent)
-    code, _, err = _main("placement", "revert", "x", "--journal", absent)
-    assert code == manage.EXIT_BAD_INPUT and "give --placement-url URL too" in err
-    code, _, err = _main("placement", "revert", "x", "--placement-url", cloud.url)
-    assert code == manage.EXIT_BAD_INPUT and "give --journal FILE" in err
-
-
-def test_a_read_only_journal_cannot_take_a_revert(cloud, tmp_path):
-    if os.geteuid() == 0:
-        pytest.skip("root writes to read-only files")
-    run_id = _migrated(cloud)
-    os.chmod(cloud.journal, 0o444)
-    try:
-        code, text, err = _main("placement", "revert", run_id, "--journal", cloud.journal,
-                                "--placement-url", cloud.url, *HEADERS)
-    finally:
-        os.chmod(cloud.journal, 0o644)
-    assert (code, text) == (manage.EXIT_BAD_INPUT, "")
-    assert err.endswith(f"journal {cloud.journal}: cannot be written\n")
-
-
-def test_the_default_journal_is_beside_the_report(cloud, tmp_path):
-    report = tmp_path / "reports" / "run.html"
-    report.parent.mkdir()
-    code, text, err = _main("placement", "migrate_compute_inventory", "--placement-url",
-                            cloud.url, *HEADERS, "--host-file", cloud.hosts,
-                            "--numa-in-placement", "--report", str(report))
-    assert code == 0, (text, err)
-    default = report.parent / journal_file.DEFAULT_NAME
-    assert default.exists() and f"journal: {default}, run " in err
 
 
 class Cut(Exception):
