@@ -179,3 +179,13 @@ def test_a_run_killed_between_intent_and_outcome_is_resolved(cloud, monkeypatch,
         assert set(_statuses(report).values()) == {"reverted"}
     assert code == 0, report
     assert normalized_dump(cloud.db_url) == cloud.before
+
+
+def test_workers_share_the_journal_file(cloud):
+    code, text, err = cloud.migrate("--workers", "2")
+    assert code == 0, (text, err)
+    [run] = cloud.runs()
+    assert run["changed"] == 3 and run["status"] == "ok"
+    code, report = cloud.revert(run["id"])
+    assert code == 0 and set(_statuses(report).values()) == {"reverted"}, report
+    assert normalized_dump(cloud.db_url) == cloud.before
