@@ -105,13 +105,13 @@ def migration_run(opener: parallel.Opener, request: MigrateRequest, argv: Sequen
 @contextlib.contextmanager
 def _file_run(opener: parallel.Opener, request: MigrateRequest, argv: Sequence[str],
               path: str, err: TextIO | None) -> Iterator[journal.Recorder]:
+    with opener() as placement:  # first: Placement unreachable leaves no file behind
+        names = http_io.custom_names(placement)
     try:
         engine = journal_file.open_journal(path, create=True)
     except journal_file.JournalFileError as error:
         raise Refusal(ExitClass.BAD_INPUT, str(error)) from error
     try:
-        with opener() as placement:
-            names = http_io.custom_names(placement)
         with journal.recording(engine, COMMAND, journal.command_line(argv), inputs_of(request),
                                custom_names=names) as run:
             if err is not None:
