@@ -4,9 +4,11 @@ The service runs on the engine's database behind a real HTTP server
 (tests/fixtures/served.py); the cloud is the mixed one of test_revert.py.
 What the revert must give is checked on a normalized dump of every
 Placement table (tests/fixtures/placement_dump.py), never through the
-journal's code. A killed migration is stood in for by deleting a node's
-outcome from the file: the file then holds exactly what a run killed
-between that node's intent and its outcome leaves.
+journal's code. A migration killed between a node's intent and its
+outcome is made two ways: by stopping the run's HTTP client at a chosen
+request (before the third node's first write, at its reshaper, after it),
+and by deleting a node's outcome from the file (what such a run leaves,
+for nodes in a chosen state).
 """
 
 from __future__ import annotations
