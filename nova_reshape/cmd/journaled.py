@@ -6,8 +6,11 @@ its start (command line with secrets hidden, inputs) on the Placement
 database before any node is checked, each written node is recorded in its
 own transaction by the run's writer (``Settings.journal``), and the command
 records the end with :func:`finish`. A dry run writes nothing and is not
-journaled; nor is a run over ``--placement-url``, which has no transaction
-to share (docs/journal.md says why and what to do instead).
+journaled. A run over ``--placement-url`` has no transaction to share: it
+is journaled in a journal file instead, each node in two steps
+(:mod:`nova_reshape.journal.journal_file`): :func:`journal_path` says
+which file (checked before anything is read), the run tells the operator
+on stderr where it is and how to revert it (:data:`JOURNAL_LINE`).
 """
 
 from __future__ import annotations
@@ -26,10 +29,12 @@ from nova_reshape.cmd.refusal import (
     EXIT_INVARIANT,
     EXIT_OK,
     EXIT_REFUSED,
+    ExitClass,
+    Refusal,
 )
 from nova_reshape.cmd.request import MigrateRequest
 from nova_reshape.compute import parallel
-from nova_reshape.journal import RunStatus
+from nova_reshape.journal import RunStatus, http_io, journal_file
 from nova_reshape.transport.direct import on_database
 from placement_wsgi import service
 
@@ -50,12 +55,42 @@ def inputs_of(request: MigrateRequest) -> dict[str, Any]:
     return data
 
 
+#: What a run over HTTP tells the operator before it writes (stderr).
+JOURNAL_LINE = ("journal: {path}, run {run} (back out with: placement revert {run} "
+                "--journal {path} --placement-url URL)\n")
+
+
+def journal_path(request: MigrateRequest) -> str | None:
+    """The journal file of a real run over HTTP (``--journal``, else the default beside
+    the report or in the current directory), checked; None when not journaled in a
+    file. A refusal (bad input) for an unusable path, or ``--journal`` in-process."""
+    if not request.placement.url:
+        if request.journal:
+            raise Refusal(ExitClass.BAD_INPUT, "--journal is for runs over --placement-url; "
+                          "in-process runs journal in the Placement database")
+        return None
+    if request.dry_run:
+        return None
+    path = request.journal or journal_file.default_path(request.report)
+    try:
+        journal_file.check_path(path, create=True)
+    except journal_file.JournalFileError as error:
+        raise Refusal(ExitClass.BAD_INPUT, str(error)) from error
+    return path
+
+
 @contextlib.contextmanager
-def migration_run(opener: parallel.Opener, request: MigrateRequest,
-                  argv: Sequence[str]) -> Iterator[journal.Recorder | None]:
-    """The run's journal record (None for a dry run or over HTTP: not journaled)."""
-    if request.dry_run or request.placement.url:
+def migration_run(opener: parallel.Opener, request: MigrateRequest, argv: Sequence[str],
+                  err: TextIO | None = None) -> Iterator[journal.Recorder | None]:
+    """The run's journal record (None for a dry run: not journaled); over HTTP in its
+    journal file (:func:`journal_path`), announced on ``err``."""
+    if request.dry_run:
         yield None
+        return
+    path = journal_path(request)
+    if path is not None:
+        with _file_run(opener, request, argv, path, err) as run:
+            yield run
         return
     with opener() as placement:
         direct = on_database(placement)
@@ -65,6 +100,25 @@ def migration_run(opener: parallel.Opener, request: MigrateRequest,
         with journal.recording(direct.direct.database.engine, COMMAND,
                                journal.command_line(argv), inputs_of(request)) as run:
             yield run
+
+
+@contextlib.contextmanager
+def _file_run(opener: parallel.Opener, request: MigrateRequest, argv: Sequence[str],
+              path: str, err: TextIO | None) -> Iterator[journal.Recorder]:
+    with opener() as placement:  # first: Placement unreachable leaves no file behind
+        names = http_io.custom_names(placement)
+    try:
+        engine = journal_file.open_journal(path, create=True)
+    except journal_file.JournalFileError as error:
+        raise Refusal(ExitClass.BAD_INPUT, str(error)) from error
+    try:
+        with journal.recording(engine, COMMAND, journal.command_line(argv), inputs_of(request),
+                               custom_names=names) as run:
+            if err is not None:
+                err.write(JOURNAL_LINE.format(path=path, run=run.run_id))
+            yield run
+    finally:
+        engine.dispose()
 
 
 #: The warning when the run's end cannot be recorded (the run's own outcome stands).

@@ -12,12 +12,14 @@
     nova-reshape-manage placement migrate_compute_inventory --host-file PATH ... \\
         [--nova-config FILE]... --print-nova-config
     nova-reshape-manage placement migrate_compute_inventory \\
-        --placement-url URL [--token TOKEN] [--header NAME:VALUE] --host-file PATH ...
+        --placement-url URL [--token TOKEN] [--header NAME:VALUE] [--journal FILE] \\
+        --host-file PATH ...
     nova-reshape-manage placement describe_hosts [--nova-api-database URL] --output DIR ...
     nova-reshape-manage host collect --output FILE ...
     nova-reshape-manage [--config-file FILE]... placement runs [show RUN_ID] [--format F]
     nova-reshape-manage [--config-file FILE]... placement revert RUN_ID [--dry-run] \\
-        [--host HOST]... [--format F]
+        [--host HOST]... [--format F] [--report FILE]
+    nova-reshape-manage placement revert RUN_ID --journal FILE --placement-url URL ...
     nova-reshape-manage placement audit [--delete] [--resource_provider UUID] ...
     nova-reshape-manage placement sync_aggregates [--verbose] ...
     nova-reshape-manage placement heal_allocations [--dry-run] [--instance UUID] ...
@@ -231,6 +233,7 @@ def migrate_compute_inventory(migrate_request: MigrateRequest, out: TextIO,
         inputs = read_inputs(migrate_request, out, err)
         return print_nova_config(list(inputs.hosts), inputs.options, out)
     report_file.check_report_path(migrate_request.report)
+    journal_file = journaled.journal_path(migrate_request)
     # Placement's database (or URL) first: a wrong one is reported before
     # anything else is read.
     opener = placement_opener(migrate_request.placement,
@@ -255,11 +258,12 @@ def migrate_compute_inventory(migrate_request: MigrateRequest, out: TextIO,
         report_file.write_refused(migrate_request, refusal.exit_code, refusal.table)
         raise
     with report_file.open_report(migrate_request) as report, \
-            journaled.migration_run(opener, migrate_request, argv) as run:
+            journaled.migration_run(opener, migrate_request, argv, err) as run:
         show = output.show_for(migrate_request)
         settings = migrate.Settings(dry_run=migrate_request.dry_run, options=options,
                                     show=report.show(show) if report else show,
-                                    journal=run.run_id if run else None)
+                                    journal=run.run_id if run else None,
+                                    journal_file=journal_file)
         with output.ReportSpool(migrate_request) as entries:
             # The report file first: it takes its record out of each result's detail.
             tally = WrittenTally(report.finished if report else None, entries)

@@ -117,6 +117,9 @@ class MigrateRequest:
     print_nova_config: bool = False
     #: ``--report FILE``: the run's report, HTML (or JSON for ``*.json``); None: none.
     report: str | None = None
+    #: ``--journal FILE``: the journal file of a run over ``--placement-url`` (None: the
+    #: default, :func:`nova_reshape.journal.journal_file.default_path`).
+    journal: str | None = None
     scheduling: SchedulingOptions = SchedulingOptions()
     #: The consistency check (audit, heal_allocations) of the nodes' allocations
     #: before anything is written; ``--no-consistency-check`` turns it off.
@@ -135,6 +138,7 @@ class MigrateRequest:
             verbose=args.verbose, output_format=OutputFormat(args.format),
             progress=args.progress, workers=args.workers,
             print_nova_config=args.print_nova_config, report=args.report,
+            journal=args.journal,
             scheduling=SchedulingOptions.from_args(args),
             consistency_check=not args.no_consistency_check)
 
@@ -171,6 +175,11 @@ def add_parser(actions: Any) -> argparse.ArgumentParser:
                         help="also write the run's report to FILE: one self-contained HTML "
                         "page (trees before and after, capacity per class, refusals), or "
                         "JSON when FILE ends in .json; written while nodes finish")
+    parser.add_argument("--journal", metavar="FILE",
+                        help="with --placement-url: the journal file (SQLite) each node "
+                        "written is recorded in, for `placement revert` (default: "
+                        "nova-reshape-journal.sqlite beside --report, else in the current "
+                        "directory)")
     parser.add_argument("--progress", action="store_true",
                         help="show progress bars even when stderr is not a "
                         "terminal or with --format json")

@@ -9,13 +9,16 @@ with one line naming what changed, and the other nodes are still reverted.
 ``--workers N`` spreads the nodes over N processes (default: as the
 migration picks, :func:`~nova_reshape.compute.parallel.auto_workers`).
 A real revert is itself a journaled run (command ``revert``), so it can be
-reverted in turn.
+reverted in turn. ``--journal FILE --placement-url URL`` reverts a run made
+over HTTP, journaled in that file, through the API
+(:mod:`nova_reshape.cmd.revert_http`).
 
 Exit status, as the migration's classes:
 
 * 0 - every node reverted (or already back), or a dry run with none refused;
 * 1 - a node failed (Placement refused the change, the database broke);
-* 2 - bad input: no database, an unknown run id, a --host the run never changed;
+* 2 - bad input: no database, an unknown run id, a --host the run never changed,
+  a journal file missing, not a journal or not writable;
 * 3 - some node was refused (changed since the run); the others were reverted;
 * 4 - a node was written meanwhile (generation conflict); run again;
 * 5 - a node's change would not have restored it and was rolled back;
@@ -27,42 +30,26 @@ from __future__ import annotations
 
 import collections
 import functools
-import json
 from collections.abc import Sequence
 from typing import Any, TextIO
 
 from nova_reshape import journal
-from nova_reshape.cmd import runs
+from nova_reshape.cmd import request, revert_http, runs
 from nova_reshape.cmd.placement_db import bad_input, open_database
-from nova_reshape.cmd.refusal import (
-    EXIT_CONFLICT,
-    EXIT_FAILED,
-    EXIT_INVARIANT,
-    EXIT_OK,
-    EXIT_REFUSED,
+from nova_reshape.cmd.revert_output import (  # noqa: F401 - re-exported
+    STATUS_EXITS,
+    add_report_argument,
+    check_report,
+    outcome,
+    report_revert,
 )
 from nova_reshape.compute import parallel
-from nova_reshape.journal import RunStatus
-from nova_reshape.journal.plan import summary
-from nova_reshape.journal.revert import (
-    NodeRevert,
-    Reverter,
-    RevertStatus,
-    forget_names,
-    selected,
-)
+from nova_reshape.journal.revert import NodeRevert, Reverter, forget_names, selected
 from nova_reshape.journal.store import EntryKey, entry_keys
 from nova_reshape.journal.workers import revert_in_workers
 from nova_reshape.progress import progress_callback
 
 COMMAND = "revert"
-
-#: The exit status each node outcome leads to, most severe first.
-STATUS_EXITS = ((RevertStatus.REFUSED, EXIT_REFUSED, RunStatus.REFUSED),
-                (RevertStatus.INVARIANT, EXIT_INVARIANT, RunStatus.INVARIANT),
-                (RevertStatus.FAILED, EXIT_FAILED, RunStatus.FAILED),
-                (RevertStatus.CONFLICT, EXIT_CONFLICT, RunStatus.CONFLICT))
-
 
 def add_parser(actions: Any) -> None:
     """Register ``placement revert`` under the placement category's actions."""
@@ -78,18 +65,19 @@ def add_parser(actions: Any) -> None:
                         help="worker processes (default: as the migration picks)")
     parser.add_argument("--progress", action="store_true",
                         help="progress bars even when stderr is no terminal")
+    add_report_argument(parser)
+    runs.add_journal_argument(parser, "journal")
+    request.add_placement_arguments(parser)
     parser.set_defaults(run=revert_command, verbose=False)
-
-
-def outcome(results: Sequence[NodeRevert]) -> tuple[int, RunStatus]:
-    """The exit status and the journal status of a revert's node outcomes."""
-    found = {result.status for result in results}
-    return next(((code, status) for node, code, status in STATUS_EXITS if node in found),
-                (EXIT_OK, RunStatus.OK))
 
 
 def revert_command(args: Any, out: TextIO, err: TextIO) -> int:
     """``placement revert``: the nodes reverted (or planned), the report, the exit status."""
+    access = request.PlacementAccess.from_args(args)
+    check_report(args.report)
+    if access.url or args.journal:
+        return revert_http.revert_command(args, access, out, err)
+    args.config_files = list(access.config_files)
     with runs.journal_engine(args.config_files) as engine:
         run = runs.find_run(engine, args.run_id)
         entries = selected(entry_keys(engine, run.id), args.hosts)
@@ -111,9 +99,7 @@ def revert_command(args: Any, out: TextIO, err: TextIO) -> int:
                 names = forget_names(direct.database, run, dry_run=False)
                 recorder.finish(outcome(results)[1],
                                 collections.Counter(str(r.status) for r in results))
-    code, _ = outcome(results)
-    write_report(run.id, revert_id, args.dry_run, results, names, args.output_format, out)
-    return code
+    return report_revert(args, run.id, revert_id, results, names, out)
 
 
 def revert_nodes(args: Any, direct: Any, keys: Sequence[EntryKey], run_id: str | None,
@@ -125,24 +111,3 @@ def revert_nodes(args: Any, direct: Any, keys: Sequence[EntryKey], run_id: str |
         return Reverter(direct, run_id=run_id, progress=progress).revert(keys)
     opener = functools.partial(open_database, list(args.config_files))
     return revert_in_workers(opener, keys, run_id=run_id, workers=workers, progress=progress)
-
-
-def write_report(run_id: str, revert_id: str | None, dry_run: bool,
-                 results: Sequence[NodeRevert], names: Sequence[str], output_format: str,
-                 out: TextIO) -> None:
-    """Each node's outcome (and, for JSON, its changes), then the custom names."""
-    if output_format == "json":
-        json.dump({"run": run_id, "revert_run": revert_id, "dry_run": dry_run,
-                   "nodes": [result.to_dict() for result in results],
-                   "custom_names": list(names)}, out, indent=2)
-        out.write("\n")
-        return
-    for result in results:
-        detail = result.reason or (summary(result.changes) if result.changes else "")
-        out.write(f"{result.nodename}: {result.status}" + (f": {detail}" if detail else "")
-                  + "\n")
-    verb = "would delete, where unused" if dry_run else "deleted"
-    for name in names:
-        out.write(f"custom {name}: {verb}\n")
-    if revert_id:
-        out.write(f"revert run {revert_id} (revertable: placement revert {revert_id})\n")

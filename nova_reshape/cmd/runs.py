@@ -4,10 +4,13 @@ Lists the journaled runs of the Placement database (docs/journal.md): id,
 start, end, command, nodes changed / unchanged / refused, status; ``show
 RUN_ID`` prints one run, its inputs and its nodes (``--format json``: the
 whole record with every node's tree before and after). Read-only: a
-database without a journal has no runs and gets none created.
+database without a journal has no runs and gets none created. ``--journal
+FILE`` reads the journal file of runs over ``--placement-url`` instead
+(:mod:`nova_reshape.journal.journal_file`; no Placement needed).
 
 Exit status: 0; 2 for bad input (no database configured, an unknown run
-id); 1 when the database cannot be read.
+id, a journal file that is missing or not a journal); 1 when the database
+cannot be read.
 """
 
 from __future__ import annotations
@@ -22,6 +25,7 @@ from sqlalchemy.engine import Engine
 from nova_reshape import journal
 from nova_reshape.cmd.placement_db import bad_input, check_placement_database, database_conf
 from nova_reshape.cmd.refusal import EXIT_OK
+from nova_reshape.journal import journal_file
 from placement_wsgi import service
 
 #: The listing's columns: heading, width.
@@ -34,17 +38,48 @@ def add_parser(actions: Any) -> None:
     parser = actions.add_parser("runs", help="list the journaled runs (or show one)")
     parser.add_argument("--format", choices=("text", "json"), default="text",
                         dest="output_format")
+    add_journal_argument(parser, "journal")
     shows = parser.add_subparsers(dest="runs_action", metavar="show", required=False)
     show = shows.add_parser("show", help="one run and its nodes")
     show.add_argument("run_id", metavar="RUN_ID")
     show.add_argument("--format", choices=("text", "json"), default=None,
                       dest="show_format")
+    add_journal_argument(show, "show_journal")
     parser.set_defaults(run=lambda args, out, err: runs_command(args, out), verbose=False)
 
 
+def add_journal_argument(parser: Any, dest: str) -> None:
+    """``--journal FILE``: the journal file of runs over ``--placement-url``."""
+    parser.add_argument("--journal", metavar="FILE", dest=dest, default=None,
+                        help="the journal file of runs over --placement-url (instead of "
+                        "the Placement database's journal)")
+
+
 @contextlib.contextmanager
-def journal_engine(config_files: list[str]) -> Iterator[Engine]:
-    """The checked Placement database's engine (a refusal when unusable)."""
+def file_engine(path: str, *, write: bool = False) -> Iterator[Engine]:
+    """The journal file's engine: it must exist and be a journal (and, to ``write``,
+    be writable); a refusal (bad input) otherwise. Nothing is created."""
+    try:
+        journal_file.check_path(path, create=False)
+        if write:
+            journal_file.check_path(path, create=True)
+        engine = journal_file.open_journal(path, create=False)
+    except journal_file.JournalFileError as error:
+        raise bad_input(str(error)) from error
+    try:
+        yield engine
+    finally:
+        engine.dispose()
+
+
+@contextlib.contextmanager
+def journal_engine(config_files: list[str], path: str | None = None) -> Iterator[Engine]:
+    """The journal's engine: the file ``path`` when given (:func:`file_engine`), else
+    the checked Placement database's (a refusal when unusable)."""
+    if path is not None:
+        with file_engine(path) as engine:
+            yield engine
+        return
     conf = database_conf(config_files)
     check_placement_database(conf)
     database = service.open_database(conf)
@@ -54,11 +89,11 @@ def journal_engine(config_files: list[str]) -> Iterator[Engine]:
         database.dispose()
 
 
-def find_run(engine: Engine, run_id: str) -> journal.Run:
+def find_run(engine: Engine, run_id: str, where: str = "this Placement database") -> journal.Run:
     """Run ``run_id``, or a refusal (bad input) naming it."""
     found = journal.get_run(engine, run_id)
     if found is None:
-        raise bad_input(f"no run {run_id} in the journal of this Placement database "
+        raise bad_input(f"no run {run_id} in the journal of {where} "
                         "(`placement runs` lists them)")
     return found
 
@@ -66,7 +101,8 @@ def find_run(engine: Engine, run_id: str) -> journal.Run:
 def runs_command(args: Any, out: TextIO) -> int:
     """``placement runs``: the listing, or one run."""
     output_format = getattr(args, "show_format", None) or args.output_format
-    with journal_engine(args.config_files) as engine:
+    path = getattr(args, "show_journal", None) or args.journal
+    with journal_engine(args.config_files, path) as engine:
         if args.runs_action == "show":
             run = find_run(engine, args.run_id)
             write_run(run, journal.entries(engine, run.id), output_format, out)

@@ -57,6 +57,7 @@ from collections.abc import Callable, Collection, Iterable, Sequence
 
 from nova_reshape import exception
 from nova_reshape.compute import invariants, preflight, stream
+from nova_reshape.compute.file_journal import writer_for
 from nova_reshape.compute.node_result import (
     CONFLICT,
     FAILED,
@@ -81,7 +82,7 @@ from nova_reshape.compute.resource_tracker import CONFLICT_ATTEMPTS
 from nova_reshape.compute.spool import Spool
 from nova_reshape.compute.stream import Numbered, numbered_hosts, with_nova_conf
 from nova_reshape.compute.tree_source import BulkReader, NodeState
-from nova_reshape.compute.writers import Checked, NodeJournal, WrittenNode, writer_for
+from nova_reshape.compute.writers import Checked, NodeJournal, WrittenNode
 from nova_reshape.provider_tree import ProviderTree
 from nova_reshape.transport.base import Placement
 from nova_reshape.transport.counting import CountingTransport as CountingPlacement
@@ -97,8 +98,7 @@ __all__ = [
     "Migration", "Settings", "Progress", "NodeStatus", "SKIPPED", "UNCHANGED", "MIGRATED",
     "UPDATED", "WOULD_MIGRATE", "WOULD_UPDATE", "REFUSED", "NOT_RUN", "CONFLICT", "FAILED",
     "INVARIANT", "STOPPING", "NodeResult", "Show", "Finished", "summarize", "Numbered",
-    "numbered_hosts", "with_nova_conf",
-]
+    "numbered_hosts", "with_nova_conf"]
 
 #: A generation conflict: the node is read, planned and written again.
 _CONFLICTS = (exception.PlacementReshapeConflict, exception.ResourceProviderUpdateConflict)
@@ -110,13 +110,12 @@ class Settings:
     parallel run (so it pickles: ``show`` is a module-level function or a
     ``functools.partial`` of one).
 
-    ``dry_run``: check and plan, write nothing. ``options``: the target
-    release (whose reshapes are the ones done) and the operator's switches.
-    ``batch_size``: nodes written between two read-backs (and read in one
-    bulk read before their write). ``show`` renders each node's detail for
-    the report (see :data:`Show`); None: no detail. ``journal``: the id of
-    the journaled run each written node is recorded in, in its transaction
-    (in-process on the database only; :mod:`nova_reshape.journal`).
+    ``dry_run``: check and plan, write nothing. ``options``: the target release (whose
+    reshapes are the ones done) and the operator's switches. ``batch_size``: nodes written
+    between two read-backs (and read in one bulk read before their write). ``show``
+    renders each node's detail for the report (see :data:`Show`); None: no detail.
+    ``journal``: the id of the journaled run each written node is recorded in, in its
+    transaction (:mod:`nova_reshape.journal`); over HTTP in ``journal_file``.
     """
 
     dry_run: bool = False
@@ -124,6 +123,7 @@ class Settings:
     batch_size: int = DEFAULT_BATCH_SIZE
     show: Show | None = None
     journal: str | None = None
+    journal_file: str | None = None
 
     def __post_init__(self) -> None:
         if self.batch_size < 1:
@@ -192,11 +192,11 @@ class Migration:
         self.expected = expected
         #: Reads trees and allocations (in bulk on the database, else per node).
         self.reader = reader_for(self.placement, bulk, settings.batch_size)
-        #: Writes each node's plan and hands it back checked.
         #: Each checked node's host (node name -> host name), for the journal.
         self._hosts: dict[str, str] = {}
         self.writer = writer_for(self.placement, self.reader, None if settings.journal is None
-                                 else NodeJournal(settings.journal, self._hosts))
+                                 else NodeJournal(settings.journal, self._hosts,
+                                                  settings.journal_file))
         self._done = 0
         self._calls_seen = 0
 

@@ -91,11 +91,13 @@ def _violations(node: WrittenNode, state: NodeState) -> list[invariants.Violatio
 
 
 class NodeJournal(NamedTuple):
-    """Where a run journals its nodes: its run id (:mod:`nova_reshape.journal`) and
-    each node's host (node name -> host name)."""
+    """Where a run journals its nodes: its run id (:mod:`nova_reshape.journal`),
+    each node's host (node name -> host name) and, over HTTP, the journal file
+    (:mod:`nova_reshape.compute.file_journal`; None: the Placement database)."""
 
     run_id: str
     hosts: Mapping[str, str]
+    file: str | None = None
 
 
 class InTransactionWriter:

@@ -40,10 +40,16 @@ def custom_names(connection: Connection) -> dict[str, list[str]]:
 def created_since(database: Database, before: Mapping[str, list[str]] | None,
                   ) -> dict[str, list[str]]:
     """The custom names in the database now that ``before`` did not list."""
+    return new_names(database.read(custom_names) if before is not None else {}, before)
+
+
+def new_names(now: Mapping[str, list[str]], before: Mapping[str, list[str]] | None,
+              ) -> dict[str, list[str]]:
+    """The custom names of ``now`` that ``before`` did not list (none without ``before``:
+    a run that did not record its names has none to forget)."""
     if before is None:
         return {TRAITS: [], CLASSES: []}
-    now = database.read(custom_names)
-    return {key: [name for name in now[key] if name not in set(before.get(key, []))]
+    return {key: [name for name in now.get(key, []) if name not in set(before.get(key, []))]
             for key in (TRAITS, CLASSES)}
 
 

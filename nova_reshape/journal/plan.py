@@ -19,6 +19,7 @@ what the real revert then writes are the same document.
 
 from __future__ import annotations
 
+import collections
 from typing import Any
 
 from nova_reshape.journal.snapshot import Snapshot
@@ -126,3 +127,19 @@ def summary(description: dict[str, Any]) -> str:
               (len(description["aggregates"]), "aggregate sets"),
               (len(description["allocations"]), "consumer(s) moved back")]
     return ", ".join(f"{count} {what}" for count, what in counts if count) or "nothing"
+
+
+def outline(snapshot: Snapshot) -> list[str]:
+    """The node in a few words, one line per provider (top-down): its name, its
+    inventory totals and how many consumers hold something on it (what the revert
+    report shows before and after)."""
+    held: collections.Counter[str] = collections.Counter(
+        rp for body in snapshot.allocations.values() for rp in body["allocations"])
+    lines = []
+    for provider in snapshot.providers:
+        uuid = provider["uuid"]
+        totals = ", ".join(f"{rc} {record['total']}" for rc, record in
+                           sorted(snapshot.inventories.get(uuid, {}).items()))
+        lines.append(f"{provider['name']}: {totals or 'no inventory'}; "
+                     f"{held[uuid]} consumer(s)")
+    return lines

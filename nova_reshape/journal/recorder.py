@@ -85,9 +85,12 @@ class Recorder:
 
 @contextlib.contextmanager
 def recording(engine: Engine, command: str, line: str, inputs: Mapping[str, Any], *,
-              reverts: str | None = None) -> Iterator[Recorder]:
-    """A run recorded from start to end (see the module docstring)."""
-    recorder = Recorder(engine, store.start_run(engine, command, line, inputs, reverts))
+              reverts: str | None = None,
+              custom_names: Mapping[str, list[str]] | None = None) -> Iterator[Recorder]:
+    """A run recorded from start to end (see the module docstring); ``custom_names``:
+    see :func:`~nova_reshape.journal.store.start_run`."""
+    recorder = Recorder(engine, store.start_run(engine, command, line, inputs, reverts,
+                                                custom_names))
     try:
         yield recorder
     except KeyboardInterrupt:

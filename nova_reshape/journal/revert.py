@@ -30,7 +30,7 @@ from __future__ import annotations
 
 import dataclasses
 import enum
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from typing import Any
 
 from sqlalchemy.engine import Connection
@@ -62,7 +62,10 @@ class RevertStatus(enum.StrEnum):
 @dataclasses.dataclass
 class NodeRevert:
     """One node's outcome: ``reason`` is the one line for a node not reverted;
-    ``changes`` what was (or, in a dry run, would be) written."""
+    ``changes`` what was (or, in a dry run, would be) written; ``before`` and
+    ``after`` the node as the revert found it and as it leaves it (or, in a dry
+    run, would leave it), in outline (:func:`~nova_reshape.journal.plan.outline`;
+    ``after`` empty when nothing is written)."""
 
     nodename: str
     host: str | None
@@ -70,6 +73,8 @@ class NodeRevert:
     status: RevertStatus
     reason: str = ""
     changes: dict[str, Any] = dataclasses.field(default_factory=dict)
+    before: list[str] = dataclasses.field(default_factory=list)
+    after: list[str] = dataclasses.field(default_factory=list)
 
     def to_dict(self) -> dict[str, Any]:
         return dataclasses.asdict(self) | {"status": str(self.status)}
@@ -79,7 +84,7 @@ class NotRestored(Exception):
     """The change left the node other than its "before" (rolled back)."""
 
 
-def _one_line(found: list[str]) -> str:
+def one_line(found: list[str]) -> str:
     more = len(found) - SHOWN_DIFFERENCES
     return "; ".join(found[:SHOWN_DIFFERENCES]) + (f"; and {more} more" if more > 0 else "")
 
@@ -115,17 +120,26 @@ class Reverter:
         """Each entry's outcome, in the order of ``keys``; entries are read from the
         journal and nodes from Placement a batch at a time."""
         results: list[NodeRevert] = []
-        for batch in store.entries_of(self.direct.database.engine, keys, self.batch_size):
-            now = {state.root: of_state(state)
-                   for state in self.direct.read_trees([e.root for e in batch], len(batch))}
+        for batch in self.batches(keys):
+            now = self.read_now(batch)
             for entry in batch:
                 if self.stop():
                     return results
-                results.append(self._node(entry, now.get(entry.root)))
+                results.append(self.node(entry, now.get(entry.root)))
                 self.progress("revert", len(results), len(keys))
         return results
 
-    def _node(self, entry: store.NodeEntry, current: Snapshot | None) -> NodeRevert:
+    def batches(self, keys: Sequence[store.EntryKey]) -> Iterator[list[store.NodeEntry]]:
+        """The entries of ``keys`` from the journal, a batch at a time."""
+        return store.entries_of(self.direct.database.engine, keys, self.batch_size)
+
+    def read_now(self, batch: Sequence[store.NodeEntry]) -> dict[str, Snapshot]:
+        """root -> the node as Placement holds it now (absent: the root is gone)."""
+        return {state.root: of_state(state)
+                for state in self.direct.read_trees([e.root for e in batch], len(batch))}
+
+    def node(self, entry: store.NodeEntry, current: Snapshot | None) -> NodeRevert:
+        """One node's outcome (steps 2 and 3 of the module docstring)."""
         result = NodeRevert(entry.nodename, entry.host, entry.root, RevertStatus.REFUSED)
         if current is None:
             if not entry.before.providers:  # the run created the node; it is gone again
@@ -133,12 +147,13 @@ class Reverter:
                 return result
             result.reason = f"root provider {entry.root} is gone"
             return result
+        result.before = plan.outline(current)
         changed = differences(entry.after, current)
         if changed:
             if not differences(entry.before, current, consumer_generations=False):
                 result.status = RevertStatus.ALREADY
             else:
-                result.reason = "changed since the run: " + _one_line(changed)
+                result.reason = "changed since the run: " + one_line(changed)
             return result
         try:
             change = plan.change_for(entry.before, current)
@@ -147,22 +162,25 @@ class Reverter:
             return result
         result.changes = plan.describe(change)
         if self.run_id is None:
-            result.status = RevertStatus.WOULD_REVERT
+            result.status, result.after = RevertStatus.WOULD_REVERT, plan.outline(entry.before)
             return result
-        result.status, result.reason = self._write(entry, current, change)
+        result.status, result.reason = self.write(entry, current, change)
         if result.status is not RevertStatus.REVERTED:
             result.changes = {}
+        else:
+            result.after = plan.outline(entry.before)
         return result
 
-    def _write(self, entry: store.NodeEntry, current: Snapshot,
-               change: Any) -> tuple[RevertStatus, str]:
+    def write(self, entry: store.NodeEntry, current: Snapshot,
+              change: Any) -> tuple[RevertStatus, str]:
+        """Write ``change`` (``current`` -> ``entry.before``); the status and reason."""
         assert self.run_id is not None
         run_id = self.run_id
 
         def restored(state: TreeState) -> None:
             found = differences(entry.before, of_state(state), consumer_generations=False)
             if found:
-                raise NotRestored(_one_line(found))
+                raise NotRestored(one_line(found))
 
         def record(connection: Connection, state: TreeState) -> None:
             store.record_node(connection, run_id, entry.nodename, entry.host, current,

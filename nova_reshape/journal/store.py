@@ -95,17 +95,21 @@ def _now() -> datetime.datetime:
 
 
 def start_run(engine: Engine, command: str, command_line: str, inputs: Mapping[str, Any],
-              reverts: str | None = None) -> str:
+              reverts: str | None = None,
+              custom_names: Mapping[str, list[str]] | None = None) -> str:
     """Record a run starting now (creating the journal's tables if needed); its id.
 
     The custom traits and classes existing now join the inputs
     (:data:`~nova_reshape.journal.names.INPUT_KEY`), for a revert to forget
-    the ones the run creates.
+    the ones the run creates: read from ``engine`` (the Placement database),
+    or ``custom_names`` as read from Placement by the caller (a journal file).
     """
     schema.ensure(engine)
     run_id = str(uuid.uuid4())
     with engine.begin() as connection:
-        kept = dict(inputs) | {names.INPUT_KEY: names.custom_names(connection)}
+        custom = (dict(custom_names) if custom_names is not None
+                  else names.custom_names(connection))
+        kept = dict(inputs) | {names.INPUT_KEY: custom}
         connection.execute(schema.runs.insert().values(
             id=run_id, command=command, command_line=command_line,
             inputs=json.dumps(kept, sort_keys=True, default=str),

@@ -7,6 +7,7 @@ import io
 import pytest
 
 from nova_reshape.cmd import journaled, manage
+from nova_reshape.cmd.refusal import Refusal
 from nova_reshape.cmd.request import HostFiles, MigrateRequest, PlacementAccess
 from nova_reshape.journal import RunStatus, entries, list_runs
 from placement_wsgi.db.database import Database
@@ -38,16 +39,32 @@ def test_every_written_node_has_one_entry_whatever_the_workers(db_url, tmp_path,
     assert again.counts == {"unchanged": 4} and none == []
 
 
-def test_a_dry_run_and_a_run_over_http_are_not_journaled():
+def test_a_dry_run_is_not_journaled_in_process_or_over_http():
     def opener():  # pragma: no cover - never opened
         raise AssertionError("nothing is opened for a run that is not journaled")
 
     hosts = HostFiles(("hosts",))
     for request in (MigrateRequest(PlacementAccess(config_files=("c",)), hosts, dry_run=True),
-                    MigrateRequest(PlacementAccess(url="http://h"), hosts)):
+                    MigrateRequest(PlacementAccess(url="http://h"), hosts, dry_run=True)):
         with journaled.migration_run(opener, request, []) as run:
             assert run is None
+        assert journaled.journal_path(request) is None
     journaled.finish(None, 0, [], io.StringIO())  # nothing to record
+
+
+def test_a_run_over_http_is_journaled_in_a_file_and_only_it(tmp_path):
+    hosts = HostFiles(("hosts",))
+    report = str(tmp_path / "run.html")
+    over_http = MigrateRequest(PlacementAccess(url="http://h"), hosts, report=report)
+    assert journaled.journal_path(over_http) == str(tmp_path / "nova-reshape-journal.sqlite")
+    named = MigrateRequest(PlacementAccess(url="http://h"), hosts,
+                           journal=str(tmp_path / "j.sqlite"))
+    assert journaled.journal_path(named) == str(tmp_path / "j.sqlite")
+    assert list(tmp_path.iterdir()) == []  # checked, not created
+    in_process = MigrateRequest(PlacementAccess(config_files=("c",)), hosts,
+                                journal=str(tmp_path / "j.sqlite"))
+    with pytest.raises(Refusal, match="--journal is for runs over --placement-url"):
+        journaled.journal_path(in_process)
 
 
 def test_the_inputs_keep_no_token():

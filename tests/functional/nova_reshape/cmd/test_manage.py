@@ -126,11 +126,14 @@ def test_bad_input(db_url, tmp_path):
 def test_against_a_running_service(raw_placement, tmp_path):
     out = str(tmp_path / "hosts")
     helpers.generator.generate(raw_placement, out, hosts=1, instances=3)
+    journal = tmp_path / "journal.sqlite"
     code, text, err = _main("placement", "migrate_compute_inventory", "--placement-url",
                             raw_placement.base_url, "--token", "admin", "--header",
-                            "X-Roles: admin,service", "--host-file", out, "--progress")
+                            "X-Roles: admin,service", "--host-file", out, "--progress",
+                            "--journal", str(journal))
     assert code == 0, (text, err)
     assert "cmp-0000: migrated" in text and "1/1 nodes migrate" in err
+    assert f"journal: {journal}, run " in err and journal.exists()
     expected = helpers.expected_totals(out)
     assert helpers.actual_totals(raw_placement, expected) == expected
 

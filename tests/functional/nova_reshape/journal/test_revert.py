@@ -20,12 +20,12 @@ from nova_reshape.cmd import manage
 from nova_reshape.journal import schema
 from placement_wsgi.direct import PlacementDirect
 from tests.fixtures.config import make_conf
+from tests.fixtures.http_journal import MIXED
 from tests.fixtures.killed_runs import children, generate, start_revert, wait_until_reverting
 from tests.fixtures.killed_runs import command as migrate_command
 from tests.fixtures.placement_dump import normalized_dump
 from tests.functional.nova_reshape import migrate_helpers as helpers
 
-MIXED = (*helpers.generator.KINDS, "pinned", "disabled")
 HOSTS = 3
 HOST_FILES = ""
 
