@@ -63,7 +63,7 @@ LOG = logging.getLogger(__name__)
 #: CPU (PostgreSQL, 300 nodes).
 GROUP_SIZE = 10
 #: A batch is written in at least this many transactions (see :func:`group_size`).
-TRANSACTIONS_PER_BATCH = 8
+TRANSACTIONS_PER_BATCH = 20
 
 
 class WrittenNode(NamedTuple):
