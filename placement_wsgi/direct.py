@@ -228,14 +228,23 @@ class PlacementDirect:
         inspects the tree inside the transaction, before commit
         (:class:`~placement_wsgi.objects.tree_change.TreeCheck`).
         """
+        return self.apply_tree_changes([change], [check] if check is not None else [])
+
+    def apply_tree_changes(self, changes: Sequence[tree_change.TreeChange],
+                           checks: Sequence[tree_change.TreeCheck] = ()) -> dict[str, int]:
+        """Several trees' changes in ONE database transaction, all or none, each
+        step once for all of them, then each check (see
+        :func:`placement_wsgi.objects.tree_change.apply_tree_changes`: the changes
+        must share no provider and no consumer). Errors as
+        :meth:`apply_tree_change`; only while open."""
         if self.app is None:
             raise RuntimeError("this PlacementDirect is not open")
         conf = self.conf.placement
         try:
-            return tree_change.apply_tree_change(
-                self.app.placement_app.database, change,
+            return tree_change.apply_tree_changes(
+                self.app.placement_app.database, changes,
                 incomplete_project=conf.incomplete_consumer_project_id,
-                incomplete_user=conf.incomplete_consumer_user_id, check=check)
+                incomplete_user=conf.incomplete_consumer_user_id, checks=checks)
         except DatabaseUnavailable as error:  # as the app answers (503)
             raise errors.ServiceUnavailable(errors.DATABASE_UNREACHABLE) from error
         except DatabaseOutOfSpace as error:  # as the app answers (507)

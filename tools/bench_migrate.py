@@ -221,6 +221,38 @@ class Tally:
         self.counts[result.status] = self.counts.get(result.status, 0) + 1
 
 
+class StatementCount:
+    """SQL statements the process sends while enabled, per phase of the run
+    (SQLAlchemy's ``before_cursor_execute``: one per cursor execute, an
+    executemany counting once); the phase is the last one ``progress`` named."""
+
+    def __init__(self) -> None:
+        self.phase = "check"
+        self.counts: dict[str, int] = {}
+
+    def follow(self, phase: str, done: int, total: int) -> None:
+        """The run's progress: the write phase starts once the last node is checked."""
+        self.phase = "write" if phase == "migrate" or done >= total else "check"
+
+    @contextlib.contextmanager
+    def counting(self, enabled: bool, nodes: int, report: dict[str, object]) -> Iterator[None]:
+        """Count while the block runs (when ``enabled``), then put the statements
+        per node of each phase in ``report``."""
+        if not enabled:
+            yield
+            return
+        sa.event.listen(sa.engine.Engine, "before_cursor_execute", self._count)
+        try:
+            yield
+        finally:
+            sa.event.remove(sa.engine.Engine, "before_cursor_execute", self._count)
+        report.update((f"statements_per_node_{phase}", round(count / nodes, 1))
+                      for phase, count in sorted(self.counts.items()))
+
+    def _count(self, *args: object) -> None:
+        self.counts[self.phase] = self.counts.get(self.phase, 0) + 1
+
+
 def migrate_hosts(database: str, directory: str, hosts: Iterable[Host], transport: str,
                   workers: int, profiler: cProfile.Profile | None, progress: Progress,
                   tally: Tally, expected: int) -> int:
@@ -298,7 +330,8 @@ def over_http(database: str, directory: str, hosts: Iterable[Host], workers: int
 def bench(database: str, directory: str, nodes: int, gpus: int, instances: int,
           kinds: tuple[str, ...], transport: str, workers: int, with_bulk_read: bool = False,
           profile: str | None = None, seed_through_api: bool = False,
-          generate_only: bool = False, http_workers: int = 2) -> dict[str, object]:
+          generate_only: bool = False, http_workers: int = 2,
+          count_statements: bool = False) -> dict[str, object]:
     hosts_dir = os.path.join(directory, "hosts")
     generation = generate(database, hosts_dir, nodes, gpus, instances, kinds, seed_through_api)
     if generate_only:
@@ -311,8 +344,11 @@ def bench(database: str, directory: str, nodes: int, gpus: int, instances: int,
     loaded = time.monotonic() - start
     phase_ends: dict[str, float] = {}
 
+    statements = StatementCount()
+
     def progress(phase: str, done: int, total: int) -> None:
         phase_ends[phase] = time.monotonic()
+        statements.follow(phase, done, total)
 
     cpu_before = os.times()
     profiler = cProfile.Profile() if profile and workers <= 1 else None
@@ -322,8 +358,9 @@ def bench(database: str, directory: str, nodes: int, gpus: int, instances: int,
                                            progress, http_workers, extra, tally, len(files))
     else:
         start = time.monotonic()
-        calls = migrate_hosts(database, directory, iter_hosts(files), transport, workers,
-                              profiler, progress, tally, len(files))
+        with statements.counting(count_statements, nodes, extra):
+            calls = migrate_hosts(database, directory, iter_hosts(files), transport, workers,
+                                  profiler, progress, tally, len(files))
         migrated = time.monotonic() - start
     if profile and profiler is not None:
         profiler.dump_stats(profile)
@@ -375,6 +412,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--profile", metavar="FILE",
                         help="cProfile the migration into FILE (one worker only) and split it "
                         "into layers")
+    parser.add_argument("--count-statements", action="store_true",
+                        help="count the SQL statements of the check and the write phase "
+                        "per node (one worker only)")
     parser.add_argument("--transport", choices=("wsgi", "intercept"), default="wsgi",
                         help="single-process runs only")
     parser.add_argument("--over-http", action="store_true",
@@ -395,6 +435,8 @@ def main(argv: list[str] | None = None) -> int:
     workers = args.workers or parallel.auto_workers(args.nodes)
     if args.profile and workers > 1:
         parser.error("--profile needs --workers 1")
+    if args.count_statements and (workers > 1 or args.over_http):
+        parser.error("--count-statements needs --workers 1, in-process")
     if args.over_http and (args.database or args.generate_only or args.profile):
         parser.error("--over-http builds its own two databases and migrates both")
     reports = [one_run(args, kinds, "http" if args.over_http else args.transport, workers)]
@@ -429,7 +471,8 @@ def one_run(args: argparse.Namespace, kinds: tuple[str, ...], transport: str,
                 throwaway_database(args.server or SERVERS[args.engine]))
         return bench(database, directory, args.nodes, args.gpus, args.instances, kinds,
                      transport, workers, args.bulk_read, args.profile,
-                     args.seed_through_api, args.generate_only, args.http_workers)
+                     args.seed_through_api, args.generate_only, args.http_workers,
+                     args.count_statements)
 
 
 if __name__ == "__main__":

@@ -77,6 +77,12 @@ class FileJournalWriter:
         self.engine = journal_file.open_journal(journal.file, create=True)
         self._before: dict[str, Snapshot] = {}
 
+    #: Each node gets its intent before its own requests: one at a time.
+    group_size = 1
+
+    def write_together(self, nodes: Sequence[writers.WrittenNode]) -> bool:
+        return False
+
     def write(self, node: writers.WrittenNode) -> None:
         simulation = node.simulation
         before = of_tree(simulation.tree_before, node.root, simulation.allocations_before)

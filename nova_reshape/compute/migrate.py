@@ -10,43 +10,31 @@ inventory and allocations in one ``POST /reshaper``.
 It goes in two phases:
 
 1. **Read and check** every node (nothing written): find its root provider
-   in one listing of all providers, read its tree and allocations (in
-   batches straight from the database when the transport is in-process on
-   it, else over the API from one survey of the cloud and two requests per
-   provider: the run's :mod:`~nova_reshape.compute.readers`), run the
-   pre-flight (:mod:`nova_reshape.compute.preflight`), which simulates the
-   reshape on copies and yields the node's plan. Any finding stops the run
-   here. Each node is then reduced to its compact result
-   (:class:`~nova_reshape.compute.node_result.NodeResult`: status,
-   findings, moves, counts; the rendered trees and plan only when the
-   report shows them) and its trees are dropped, so memory does not grow
-   with the number of nodes beyond that record (over the API the reader
-   keeps the survey and, until its write, the state of each node to write).
-2. **Write** in batches (:attr:`Settings.batch_size` nodes, the bulk
-   reader's batch by default): the batch's nodes are read again (one bulk
-   read in-process; over the API one listing of the tree, the checked
-   state kept unless a generation moved) and planned again (a
-   node that no longer passes the check fails), then written one by one
-   (:mod:`nova_reshape.compute.execute`), nothing for an unchanged node.
-   After a generation conflict the node is read, planned and written again,
-   as nova's resource tracker retries. Each written node is checked against
-   the invariants (:mod:`nova_reshape.compute.invariants`) and its plan
-   (:mod:`nova_reshape.compute.readback`) by the run's writer, chosen once
+   in one listing of all providers, read its tree and allocations (the
+   run's :mod:`~nova_reshape.compute.readers`: in batches straight from the
+   database in-process, else over the API), run the pre-flight
+   (:mod:`nova_reshape.compute.preflight`), which simulates the reshape on
+   copies and yields the node's plan. Any finding stops the run here. Each
+   node is reduced to its compact result
+   (:class:`~nova_reshape.compute.node_result.NodeResult`) and spooled to
+   disk, its trees dropped: memory does not grow with the number of nodes.
+2. **Write** in batches (:attr:`Settings.batch_size` nodes): the batch's
+   nodes are read again and planned again (a node that no longer passes
+   the check fails), then written (:mod:`nova_reshape.compute.execute`),
+   nothing for an unchanged node; in-process several at a time in one
+   transaction when they can be, else one by one. After a generation
+   conflict the node is read, planned and written again, as nova's
+   resource tracker retries. Each written node is checked against the
+   invariants and its plan by the run's writer
    (:mod:`nova_reshape.compute.writers`): in-process inside its write's
-   transaction, before commit, so a write that breaks them is rolled back
-   and the run stops at that node with nothing of it written; over the API
-   the batch's written nodes are read back afterwards and a violation stops
-   the run after its batch. A failed node stops the run at once.
+   transaction, before commit (a write that breaks them is rolled back and
+   the run stops at that node, nothing of it written); over the API after
+   its batch. A failed node stops the run at once.
 
-In-process on the database each node's change is one call that runs one
-database transaction, so a run killed at any moment leaves every node
-either untouched or fully written. Over the API it is a sequence of
-requests around one atomic ``POST /reshaper`` (preceded by creating the
-empty child providers and their trait updates), so a killed run may leave
-a node with empty new children and perhaps their traits set (the next
-run's reshape fills them), or reshaped with providers still to delete (the
-next run deletes them). Running again is always safe; on a migrated
-deployment it writes nothing.
+In-process a run killed at any moment leaves every node either untouched
+or fully written; over the API a node may be left with empty new children
+or providers still to delete, which the next run completes. Running again
+is always safe; on a migrated deployment it writes nothing.
 """
 
 from __future__ import annotations
@@ -56,7 +44,7 @@ import logging
 from collections.abc import Callable, Collection, Iterable, Sequence
 
 from nova_reshape import exception
-from nova_reshape.compute import invariants, preflight, stream
+from nova_reshape.compute import invariants, preflight, stream, writers
 from nova_reshape.compute.file_journal import writer_for
 from nova_reshape.compute.node_result import (
     CONFLICT,
@@ -213,11 +201,8 @@ class Migration:
         if show is not None and simulation is not None:
             result.detail = show(result, simulation, tree_after)
 
-    # -- reading -----------------------------------------------------------------
-
     def _read_batch(self, items: Sequence[_Prepared]) -> dict[str, NodeState]:
-        """root -> state of the nodes of ``items`` as Placement holds them now, in
-        one bulk read when in-process."""
+        """root -> state of the nodes of ``items`` as Placement holds them now."""
         names = {item.root: item.node.nodename for item in items}
         return {state.root: state for state in self.reader.read(names)}
 
@@ -388,12 +373,10 @@ class Migration:
     def check(self) -> None:
         """Phase 1: read and check every node; nothing is written.
 
-        One listing resolves every node's root; the described nodes are then
-        taken from the stream a batch at a time, their trees read (in one
-        bulk read per batch when the transport allows, see :attr:`reader`)
-        and each node planned as its tree arrives, reduced to its compact
-        result and put in the spool for the write phase: no more than one
-        batch of nodes and trees is held at once.
+        One listing resolves every node's root; the described nodes come from
+        the stream a batch at a time, their trees read together (see
+        :attr:`reader`), each planned, reduced to its compact result and
+        spooled: no more than one batch of nodes and trees is held at once.
         """
         listing = read_listing(self.placement)
         self.reader.begin(listing.trees)
@@ -456,18 +439,11 @@ class Migration:
             self._finish(item.result)
 
     def write(self, stop: Callable[[], bool] = lambda: False) -> None:
-        """Phase 2: write the checked nodes in batches of :attr:`Settings.batch_size`.
-
-        The checked nodes come back from the spool a batch at a time. Each
-        batch's nodes are read in one bulk read (when in-process),
-        planned again from what was read (a node that no longer passes the
-        check fails) and written one by one, each checked inside its write's
-        transaction (in-process) or read back with the batch afterwards (over
-        the API). Stops after a node that failed or whose write broke an
-        invariant (in-process: rolled back, at once; over the API: after its
-        batch's read-back, the nodes of that batch written and checked), or
-        before the next node once ``stop()`` is true (another worker failed);
-        the nodes left are ``not-run``.
+        """Phase 2 (see the module docstring): the checked nodes, from the spool, in
+        batches of :attr:`Settings.batch_size`. Stops after a node that failed or
+        whose write broke an invariant (over the API: after its batch), or before
+        the next node once ``stop()`` is true (another worker failed); the nodes
+        left are ``not-run``.
         """
         total = len(self._spool)
         prepared = self._spool.drain()
@@ -486,11 +462,14 @@ class Migration:
                      done: int, total: int) -> int:
         """Write ``batch`` (see :meth:`write`); how many of its nodes were handled."""
         states = self._read_again([item for item in batch if item.changes])
-        handled = 0
+        handled, size, together = 0, writers.group_size(self.writer, len(batch)), set()
         for item in batch:
             if stop():
                 break
-            self._write(item, states.get(item.root))
+            if handled % size == 0 and size > 1:
+                together = self._write_together(batch[handled:handled + size], states)
+            if item.root not in together:
+                self._write(item, states.get(item.root))
             handled += 1
             self.progress("migrate", done + handled, total)
             if item.result.status in STOPPING:
@@ -498,3 +477,23 @@ class Migration:
         states.clear()
         self._settle(self.writer.end_batch())
         return handled
+
+    def _write_together(self, group: Sequence[_Prepared], states: dict[str, NodeState],
+                        ) -> set[str]:
+        """The roots of the group's nodes written in one transaction: those with
+        something to write, planned again, if several and the writer takes them
+        all; else none (each node is then written on its own, as :meth:`_write`)."""
+        planned = []
+        for item in (item for item in group if item.changes and item.root in states):
+            _state, findings, fresh = check_read(self.reader, item.node, self.driver,
+                                                 states[item.root])
+            if not findings and fresh is not None and not fresh.plan.empty:
+                planned.append(self._written(item, fresh))
+        written = len(planned) > 1 and self.writer.write_together(planned)
+        for node in planned if len(planned) > 1 else ():  # one call each, written or not
+            node.result.calls, node.result.writes = node.result.calls + 1, node.result.writes + 1
+            if written:
+                node.result.status = MIGRATED if node.simulation.reshape else UPDATED
+                node.result.moves = list(node.simulation.moves)
+        self._settle(self.writer.checked())
+        return {node.root for node in planned} if written else set()

@@ -10,7 +10,12 @@ is what tells the writers apart:
   check runs inside it, on the tree as the write leaves it, before commit.
   A write that breaks the invariants is rolled back and raises
   :class:`~nova_reshape.compute.invariants.InvariantsBroken`; a write that
-  returns is checked already, so nothing is read back.
+  returns is checked already, so nothing is read back. Up to
+  :attr:`~InTransactionWriter.group_size` nodes may also be written together
+  in ONE transaction (:meth:`~InTransactionWriter.write_together`), each
+  checked and journaled in it: the statements a node's write needs are then
+  shared by the group. If anything of it fails nothing is written, and the
+  run writes those nodes one by one, which says which node failed and why.
 * :class:`ReadBackWriter`, over HTTP (or any transport that only passes
   requests on): the plan is the sequence of API requests
   (:class:`~nova_reshape.compute.execute.RestPlanWriter`); the nodes written
@@ -27,21 +32,38 @@ for "in-process on the database",
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+import logging
+from collections.abc import Callable, Mapping, Sequence
 from typing import NamedTuple, Protocol
 
 from sqlalchemy.engine import Connection
 
 from nova_reshape.compute import invariants, preflight, readback
-from nova_reshape.compute.execute import RestPlanWriter, write_in_transaction
+from nova_reshape.compute.execute import (
+    RestPlanWriter,
+    generations_of,
+    tree_change,
+    write_in_transaction,
+)
 from nova_reshape.compute.node_result import NodeResult
 from nova_reshape.compute.readers import NodeReader, counted
-from nova_reshape.compute.tree_source import NodeState
+from nova_reshape.compute.tree_source import NodeState, node_state
 from nova_reshape.journal import of_state, of_tree, record_node
 from nova_reshape.provider_tree import ProviderTree
 from nova_reshape.transport.counting import CountingTransport
 from nova_reshape.transport.direct import on_database
+from placement_wsgi.objects.tree_change import TreeCheck, disjoint
 from placement_wsgi.objects.tree_state import TreeState
+
+LOG = logging.getLogger(__name__)
+
+#: Nodes an in-process run writes in one transaction when it can (see
+#: :meth:`InTransactionWriter.write_together`): about 4 statements per node
+#: instead of 44 one by one; 5 gave 8 per node and 2 CPU-ms more, 20 no less
+#: CPU (PostgreSQL, 300 nodes).
+GROUP_SIZE = 10
+#: A batch is written in at least this many transactions (see :func:`group_size`).
+TRANSACTIONS_PER_BATCH = 20
 
 
 class WrittenNode(NamedTuple):
@@ -64,6 +86,14 @@ class Checked(NamedTuple):
 
 class NodeWriter(Protocol):
     """Writes nodes' plans; hands back each written node once it is checked."""
+
+    #: How many nodes :meth:`write_together` may take (1: the writer writes one at a time).
+    group_size: int
+
+    def write_together(self, nodes: Sequence[WrittenNode]) -> bool:
+        """Write ``nodes`` (each with a plan to write) all or none, checked; False
+        when none was written (write them one by one)."""
+        ...
 
     def write(self, node: WrittenNode) -> None:
         """Write the node's plan (never an empty one).
@@ -141,6 +171,48 @@ class InTransactionWriter:
         # A transaction run again (a deadlock) checks again: the last check is the one committed.
         self._checked.append(Checked(node, [], seen[-1].tree))
 
+    group_size = GROUP_SIZE
+
+    def write_together(self, nodes: Sequence[WrittenNode]) -> bool:
+        """Write ``nodes`` in ONE transaction
+        (:meth:`~nova_reshape.transport.base.TreeWriter.apply_tree_changes`), each
+        checked inside it as :meth:`write` checks one and journaled in it, before
+        commit. True: all written and checked (:meth:`checked` hands them back).
+        False: nothing written, because their changes share a provider or a
+        consumer or because anything failed (a conflict, a violation, any error):
+        the caller writes them one by one, which tells which node and why.
+        """
+        seen: dict[str, list[NodeState]] = {node.root: [] for node in nodes}
+        changes, checks = [], []
+        for node in nodes:
+            plan = node.simulation.plan
+            changes.append(tree_change(plan, generations_of(plan, node.simulation.tree_before),
+                                       node.simulation.allocations_before))
+            checks.append(TreeCheck(node.root, self._inspector(node, seen[node.root]),
+                                    self._recorder(node)))
+        if not disjoint(changes):
+            return False
+        try:
+            self.placement.apply_tree_changes(changes, checks)
+        except Exception:  # noqa: BLE001 - rolled back; written one by one, which says why
+            LOG.debug("writing %d nodes together failed; writing them one by one",
+                      len(nodes), exc_info=True)
+            return False
+        # A transaction run again (a deadlock) checks again: the last check is the one committed.
+        self._checked += [Checked(node, [], seen[node.root][-1].tree) for node in nodes]
+        return True
+
+    @staticmethod
+    def _inspector(node: WrittenNode, seen: list[NodeState]) -> Callable[[TreeState], None]:
+        def inspect(state: TreeState) -> None:
+            written = node_state(state)
+            found = _violations(node, written)
+            if found:
+                raise invariants.InvariantsBroken(found)
+            seen.append(written)
+
+        return inspect
+
     def checked(self) -> list[Checked]:
         checked, self._checked = self._checked, []
         return checked
@@ -163,6 +235,11 @@ class ReadBackWriter:
         self.rest.write(simulation.plan, simulation.tree_before, simulation.allocations_before)
         self._written.append(node)
 
+    group_size = 1
+
+    def write_together(self, nodes: Sequence[WrittenNode]) -> bool:
+        return False  # the request sequence is one node at a time
+
     def checked(self) -> list[Checked]:
         return []
 
@@ -179,6 +256,14 @@ class ReadBackWriter:
             by_root[state.root].result.calls += calls  # the read-back is the node's too
         return [Checked(node, _violations(node, states[node.root]), states[node.root].tree)
                 for node in written]
+
+
+def group_size(writer: NodeWriter, batch: int) -> int:
+    """Nodes per transaction in a batch of ``batch`` nodes: the writer's group, but a
+    batch in at least :data:`TRANSACTIONS_PER_BATCH` transactions, so that a
+    small run (or a worker's small share) still commits as it goes, not all at
+    its end (a cut run then has the more done)."""
+    return max(1, min(writer.group_size, batch // TRANSACTIONS_PER_BATCH))
 
 
 def writer_for(placement: CountingTransport, reader: NodeReader,

@@ -10,7 +10,7 @@ callers that like to write ``transport.get(url)``.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 
 from placement_wsgi.client import VERSION_HEADER, ClientBase, JsonBody
@@ -61,11 +61,16 @@ class TreeWriter(Protocol):
 
     Offered in-process on the database (``open_direct``) and by the
     transports that wrap one (:class:`~nova_reshape.transport.counting.CountingTransport`);
-    see :func:`placement_wsgi.objects.tree_change.apply_tree_change`.
+    see :func:`placement_wsgi.objects.tree_change.apply_tree_change`, and
+    several trees' changes in one transaction
+    (:func:`~placement_wsgi.objects.tree_change.apply_tree_changes`).
     """
 
     def apply_tree_change(self, change: TreeChange,
                           check: TreeCheck | None = None) -> dict[str, int]: ...
+
+    def apply_tree_changes(self, changes: Sequence[TreeChange],
+                           checks: Sequence[TreeCheck] = ()) -> dict[str, int]: ...
 
 
 __all__ = ["VERSION_HEADER", "JsonBody", "Placement", "Response", "Transport", "TreeWriter"]

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING
 
 from nova_reshape.transport.base import JsonBody, Placement, Response, Transport, TreeWriter
@@ -19,7 +19,8 @@ class CountingTransport(Transport[Response]):
     ``placement`` needs only ``request()`` (any :class:`Placement`); the
     method, body, headers and microversion are passed through untouched. When it also
     writes trees in one call (a :class:`TreeWriter`), so does this, each
-    :meth:`apply_tree_change` counted as one call and one write.
+    :meth:`apply_tree_change` counted as one call and one write, and each change
+    of an :meth:`apply_tree_changes` too (several trees in one transaction).
     """
 
     def __init__(self, placement: Placement) -> None:
@@ -46,3 +47,13 @@ class CountingTransport(Transport[Response]):
         self.calls += 1
         self.writes += 1
         return self.placement.apply_tree_change(change, check)
+
+    def apply_tree_changes(self, changes: Sequence[TreeChange],
+                           checks: Sequence[TreeCheck] = ()) -> dict[str, int]:
+        """``placement``'s :meth:`TreeWriter.apply_tree_changes`, each change counted
+        as one call and one write."""
+        if not isinstance(self.placement, TreeWriter):
+            raise TypeError("the wrapped transport cannot write a tree in one call")
+        self.calls += len(changes)
+        self.writes += len(changes)
+        return self.placement.apply_tree_changes(changes, checks)

@@ -109,6 +109,14 @@ class DirectTransport(Transport[WsgiResponse]):
             raise RuntimeError("bulk writes need a transport opened by open_direct")
         return self.direct.apply_tree_change(change, check)
 
+    def apply_tree_changes(self, changes: Sequence[TreeChange],
+                           checks: Sequence[TreeCheck] = ()) -> dict[str, int]:
+        """:meth:`placement_wsgi.direct.PlacementDirect.apply_tree_changes` on the open
+        database: several trees' changes in one transaction, all or none."""
+        if self.direct is None:
+            raise RuntimeError("bulk writes need a transport opened by open_direct")
+        return self.direct.apply_tree_changes(changes, checks)
+
     def read_with_changes(self, changes: Sequence[TreeChange],
                           read: Callable[[Any], T]) -> T:
         """:meth:`placement_wsgi.direct.PlacementDirect.read_with_changes` on the open

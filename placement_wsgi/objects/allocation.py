@@ -28,6 +28,7 @@ from placement_wsgi import errors
 from placement_wsgi.capacity import capacity
 from placement_wsgi.db import tables
 from placement_wsgi.db.database import Database, RetryTransaction, TransactionRetriesExhausted
+from placement_wsgi.db.inserts import insert_rows
 from placement_wsgi.objects import consumer as consumer_obj
 from placement_wsgi.objects import resource_class as resource_class_obj
 from placement_wsgi.objects.provider_lookup import bump_generations, get_provider
@@ -137,16 +138,16 @@ class PreparedWrite:
         if replacing:
             connection.execute(_allocations.delete().where(_allocations.c.consumer_id.in_(
                 [request.consumer_uuid for request in self.requests])))
+        now = tables.utcnow()
         new_rows = [
             {"resource_provider_id": self.provider_rows[provider_uuid].id,
              "consumer_id": request.consumer_uuid,
-             "resource_class_id": class_ids[name], "used": amount}
+             "resource_class_id": class_ids[name], "used": amount, "created_at": now}
             for request in self.requests
             for provider_uuid, resources in request.allocations.items()
             for name, amount in resources.items()
         ]
-        if new_rows:
-            connection.execute(_allocations.insert(), new_rows)
+        insert_rows(connection, _allocations, new_rows)
 
 
 def _lock_generations(connection: Connection, write_set: set[int]) -> dict[int, int]:

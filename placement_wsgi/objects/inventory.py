@@ -29,6 +29,7 @@ from sqlalchemy.engine import Connection
 from placement_wsgi import errors
 from placement_wsgi.db import tables
 from placement_wsgi.db.database import Database, RetryTransaction
+from placement_wsgi.db.inserts import insert_rows
 from placement_wsgi.objects import resource_class as rc_obj
 from placement_wsgi.objects.inventory_record import (
     OUTPUT_FIELDS,
@@ -128,11 +129,9 @@ _UPDATE_FIELDS = {**{field: sa.bindparam(field) for field in OUTPUT_FIELDS},
 
 
 def _insert_rows(connection: Connection, rows: Mapping[tuple[int, int], Inventory]) -> None:
-    """Insert ``(provider id, class id) -> record`` in one executemany."""
-    if not rows:
-        return
+    """Insert ``(provider id, class id) -> record`` (one statement per 500 rows)."""
     now = tables.utcnow()
-    connection.execute(_inventories.insert(), [
+    insert_rows(connection, _inventories, [
         {"resource_provider_id": provider_id, "resource_class_id": class_id,
          "created_at": now, **record.as_dict()}
         for (provider_id, class_id), record in rows.items()])

@@ -45,9 +45,14 @@ def provider_generations(connection: Connection,
     return {row.uuid: (row.id, row.generation or 0) for row in rows}
 
 
+#: uuid -> (id, generation) of providers, as the reshape's own transaction has them.
+Known = dict[str, tuple[int, int]]
+
+
 def _providers_checked(connection: Connection,
-                       targets: list[ProviderInventories]) -> None:
-    """Every target exists and is at the generation the client saw (in request order)."""
+                       targets: list[ProviderInventories]) -> Known:
+    """Every target exists and is at the generation the client saw (in request order);
+    uuid -> (id, generation) of each."""
     found = provider_generations(connection, [target.provider_uuid for target in targets])
     for target in targets:
         if target.provider_uuid not in found:
@@ -60,20 +65,29 @@ def _providers_checked(connection: Connection,
             raise errors.ConcurrentUpdate(
                 f"resource provider generation conflict for provider {target.provider_uuid}: "
                 f"actual: {generation}, given: {target.generation}")
+    return found
 
 
-def _replace_all(connection: Connection, targets: list[ProviderInventories],
+def _bumped(known: Known, uuids: Sequence[str]) -> None:
+    """Count one generation bump of each of ``uuids`` in ``known``."""
+    for uuid in uuids:
+        provider_id, generation = known[uuid]
+        known[uuid] = (provider_id, generation + 1)
+
+
+def _replace_all(connection: Connection, targets: list[ProviderInventories], known: Known,
                  keep_others: bool = False) -> None:
-    """:func:`inventory_obj.replace_many` at the providers' current generations,
-    its errors worded as the reshaper reports them."""
+    """:func:`inventory_obj.replace_many` at the generations ``known`` (this
+    transaction's own: each step's conditional bump fails on any other), its errors
+    worded as the reshaper reports them; ``known`` counts the bumps."""
     if not targets:
         return
-    found = provider_generations(connection, [target.provider_uuid for target in targets])
-    current = [dataclasses.replace(target, generation=found[target.provider_uuid][1])
+    current = [dataclasses.replace(target, generation=known[target.provider_uuid][1])
                for target in targets]
     try:
         inventory_obj.replace_many(
-            connection, current, {uuid: provider_id for uuid, (provider_id, _) in found.items()},
+            connection, current, {target.provider_uuid: known[target.provider_uuid][0]
+                                  for target in targets},
             keep_others=keep_others)
     except inventory_obj.ResourceClassNotFound as error:
         raise errors.BadRequest(MALFORMED + error.message) from error
@@ -81,25 +95,34 @@ def _replace_all(connection: Connection, targets: list[ProviderInventories],
         raise errors.InventoryInUse(UPDATE_CONFLICT + error.message) from error
     except errors.ConcurrentUpdate as error:
         raise errors.ConcurrentUpdate(UPDATE_CONFLICT + error.message) from error
+    _bumped(known, [target.provider_uuid for target in targets])
 
 
 def replace_inventories_and_allocations(
         connection: Connection, targets: list[ProviderInventories],
         allocations: list[allocation_obj.ConsumerAllocations],
-        allocation_options: dict) -> None:
+        allocation_options: dict, known: Known | None = None) -> None:
     """The reshape in the caller's transaction: generation checks, then the
     three steps (see the module docstring). ``allocation_options`` are
-    :func:`~placement_wsgi.objects.allocation.prepare_allocations`' keywords."""
-    _providers_checked(connection, targets)
+    :func:`~placement_wsgi.objects.allocation.prepare_allocations`' keywords.
+
+    ``known``: uuid -> (id, generation) of every target, when the caller has
+    already checked them in this transaction (each target's ``generation`` is
+    then its known one): they are not looked up again. Either way every step
+    bumps from the generation the previous one left, conditionally, so a
+    writer committing in between is a conflict.
+    """
+    known = dict(known) if known is not None else _providers_checked(connection, targets)
     prepared = allocation_obj.prepare_allocations(
         connection, allocations, unknown_class_prefix=MALFORMED, **allocation_options)
     # 1. current + new inventory, so moved allocations have somewhere to land.
-    _replace_all(connection, [target for target in targets if target.inventories],
+    _replace_all(connection, [target for target in targets if target.inventories], known,
                  keep_others=True)
     # 2. the allocations, exactly as POST /allocations writes them.
-    prepared.apply(connection)
+    bumped = prepared.apply(connection)
+    _bumped(known, [uuid for uuid, (provider_id, _) in known.items() if provider_id in bumped])
     # 3. exactly the new inventory; removing a class still in use is a 409.
-    _replace_all(connection, targets)
+    _replace_all(connection, targets, known)
 
 
 def reshape(database: Database, targets: list[ProviderInventories],

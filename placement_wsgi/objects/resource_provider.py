@@ -10,7 +10,8 @@ one tree at once, writers lock (SELECT ... FOR UPDATE) the rows they build
 on: a new child locks its parent, a re-parent locks its whole tree and the
 new parent, a delete locks the provider. Conflicting writers then queue
 (or deadlock and are retried by the Database), and each re-reads what it
-depends on after taking its locks.
+depends on after taking its locks. The inserts and their checks are
+:mod:`placement_wsgi.objects.provider_insert`'s.
 
 Listing is one SELECT whose WHERE clause holds every filter as a subquery,
 plus one lookup per kind of name (aggregates need none, traits and
@@ -21,7 +22,7 @@ from __future__ import annotations
 
 import dataclasses
 import uuid as uuid_module
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 
 import sqlalchemy as sa
 from sqlalchemy.engine import Connection
@@ -31,6 +32,7 @@ from placement_wsgi.capacity import capacity
 from placement_wsgi.db import tables
 from placement_wsgi.db.database import Database, RetryTransaction
 from placement_wsgi.objects import resource_class as resource_class_obj
+from placement_wsgi.objects.provider_insert import NewProvider, insert_providers
 from placement_wsgi.objects.provider_lookup import (
     ResourceProvider,
     get_provider,
@@ -63,42 +65,6 @@ def _provider_ids(connection: Connection, uuid: str, lock: bool = True) -> sa.Ro
     return connection.execute(query.with_for_update() if lock else query).first()
 
 
-def _check_create_clashes(connection: Connection, uuid: str, name: str) -> None:
-    """409 duplicate_name naming the uuid and/or the name already taken.
-
-    The matching is done by the database, so that it agrees with the unique
-    constraints' own notion of equality (collations on MySQL).
-    """
-    rows = connection.execute(
-        sa.select((_providers.c.uuid == uuid).label("same_uuid"),
-                  (_providers.c.name == name).label("same_name"))
-        .where(sa.or_(_providers.c.uuid == uuid, _providers.c.name == name))).all()
-    if not rows:
-        return
-    clashes = []
-    if any(row.same_uuid for row in rows):
-        clashes.append(f"uuid: {uuid}")
-    if any(row.same_name for row in rows):
-        clashes.append(f"name: {name}")
-    raise errors.DuplicateName(
-        f"Conflicting resource provider {', '.join(clashes)} already exists.")
-
-
-def _create_failed(name: str, uuid: str, reason: str) -> errors.BadRequest:
-    return errors.BadRequest(
-        f'Unable to create resource provider "{name}", {uuid}: '
-        f"Object action create failed because: {reason}")
-
-
-@dataclasses.dataclass(frozen=True)
-class NewProvider:
-    """A provider to insert: its name, canonical uuid and parent's uuid (or None)."""
-
-    name: str
-    uuid: str
-    parent_uuid: str | None = None
-
-
 def insert_provider(connection: Connection, name: str, uuid: str,
                     parent_uuid: str | None = None) -> int:
     """Insert the provider (generation 0) in the caller's transaction; its id.
@@ -106,95 +72,6 @@ def insert_provider(connection: Connection, name: str, uuid: str,
     ``uuid`` must be canonical. See :func:`insert_providers`.
     """
     return insert_providers(connection, [NewProvider(name, uuid, parent_uuid)])[uuid]
-
-
-def _checked_parents(connection: Connection, new: Sequence[NewProvider]) -> dict[str, sa.Row]:
-    """The existing parents of ``new`` (locked), by uuid; 400 for a provider whose
-    parent is itself, neither exists nor comes earlier in ``new``, or that has no name."""
-    for provider in new:
-        if not provider.name:
-            raise _create_failed(provider.name, provider.uuid, "name is required")
-        if provider.parent_uuid is not None and provider.parent_uuid == provider.uuid:
-            raise _create_failed(
-                provider.name, provider.uuid,
-                "parent provider UUID cannot be same as UUID. Please set parent provider "
-                "UUID to None if there is no parent.")
-    inserted = {provider.uuid for provider in new}
-    wanted = sorted({provider.parent_uuid for provider in new
-                     if provider.parent_uuid is not None} - inserted)
-    # Locked so that a parent cannot be deleted or moved to another tree
-    # before its children are committed with the parent's root.
-    parents = {row.uuid: row for row in connection.execute(
-        sa.select(_providers.c.uuid, _providers.c.id, _providers.c.root_provider_id)
-        .where(_providers.c.uuid.in_(wanted)).with_for_update())} if wanted else {}
-    earlier: set[str] = set()
-    for provider in new:
-        if (provider.parent_uuid is not None and provider.parent_uuid not in parents
-                and provider.parent_uuid not in earlier):
-            raise _create_failed(provider.name, provider.uuid,
-                                 "parent provider UUID does not exist.")
-        earlier.add(provider.uuid)
-    return parents
-
-
-def _check_clashes(connection: Connection, new: Sequence[NewProvider]) -> None:
-    """409 duplicate_name for the first of ``new`` whose uuid or name is taken, by
-    the database or by an earlier one of ``new``. One query when none is."""
-    taken = connection.execute(
-        sa.select(_providers.c.id).where(sa.or_(
-            _providers.c.uuid.in_(sorted({provider.uuid for provider in new})),
-            _providers.c.name.in_(sorted({provider.name for provider in new}))))
-        .limit(1)).first()
-    if taken is not None:
-        for provider in new:
-            _check_create_clashes(connection, provider.uuid, provider.name)
-    uuids: set[str] = set()
-    names: set[str] = set()
-    for provider in new:
-        clashes = ([f"uuid: {provider.uuid}"] if provider.uuid in uuids else []) + (
-            [f"name: {provider.name}"] if provider.name in names else [])
-        if clashes:
-            raise errors.DuplicateName(
-                f"Conflicting resource provider {', '.join(clashes)} already exists.")
-        uuids.add(provider.uuid)
-        names.add(provider.name)
-
-
-def insert_providers(connection: Connection, new: Sequence[NewProvider]) -> dict[str, int]:
-    """Insert providers (generation 0), parents before their children, in the
-    caller's transaction; uuid -> id.
-
-    Uuids must be canonical. A new provider's root is its parent's root, or
-    itself. 400 for an empty name, a parent equal to itself or an unknown
-    parent; 409 duplicate_name when the uuid or name is taken. The checks
-    take a couple of queries whatever the number of providers (a new tree's
-    children are inserted together).
-    """
-    parents = _checked_parents(connection, new)
-    _check_clashes(connection, new)
-    placed = {uuid: (row.id, row.root_provider_id or row.id) for uuid, row in parents.items()}
-    ids: dict[str, int] = {}
-    for provider in new:
-        parent_id, root_id = (placed[provider.parent_uuid] if provider.parent_uuid is not None
-                              else (None, None))
-        try:
-            result = connection.execute(_providers.insert().values(
-                uuid=provider.uuid, name=provider.name, generation=0,
-                parent_provider_id=parent_id, root_provider_id=root_id))
-        except sa.exc.IntegrityError as error:
-            # A concurrent create took the uuid or name after our check;
-            # the rerun reports it as a clash.
-            raise RetryTransaction() from error
-        new_id = result.inserted_primary_key[0]
-        if root_id is None:
-            # A root is its own root. Not an "update" of the record as far as
-            # clients are concerned, so updated_at stays empty.
-            connection.execute(_providers.update().where(_providers.c.id == new_id)
-                               .values(root_provider_id=new_id, updated_at=None))
-            root_id = new_id
-        ids[provider.uuid] = new_id
-        placed[provider.uuid] = (new_id, root_id)
-    return ids
 
 
 def create_resource_provider(

@@ -13,6 +13,7 @@ from sqlalchemy.engine import Connection
 from placement_wsgi import errors
 from placement_wsgi.db import tables
 from placement_wsgi.db.database import Database, RetryTransaction
+from placement_wsgi.db.inserts import insert_rows
 from placement_wsgi.objects.provider_lookup import (
     GENERATION_CONFLICT,
     bump_generation,
@@ -242,11 +243,11 @@ def replace_traits_of_providers(
             sa.and_(_links.c.resource_provider_id == provider_id,
                     _links.c.trait_id.in_(trait_list))
             for provider_id, trait_list in removed.items()))))
-    added = [{"resource_provider_id": provider_id, "trait_id": trait_id}
+    now = tables.utcnow()
+    added = [{"resource_provider_id": provider_id, "trait_id": trait_id, "created_at": now}
              for provider_id in changed
              for trait_id in sorted(target[provider_id] - current[provider_id])]
-    if added:
-        connection.execute(_links.insert(), added)
+    insert_rows(connection, _links, added)
     bump_or_conflict(connection, changed)
     return {provider_id: generation + (provider_id in changed)
             for provider_id, (generation, _) in wanted.items()}

@@ -199,16 +199,19 @@ def _write_inventories(connection: Connection, change: TreeChange,
     targets = [ProviderInventories(generations[uuid], list(records), uuid)
                for uuid, records in change.inventories.items()]
     if change.reshape:
-        replace_inventories_and_allocations(connection, targets, change.allocations,
-                                            allocation_options)
+        # Checked and tracked here: the reshaper need not look them up again.
+        replace_inventories_and_allocations(
+            connection, targets, change.allocations, allocation_options,
+            known={uuid: (ids[uuid], generations[uuid]) for uuid in change.inventories})
         return
     for target in targets:
         check_capacity(target.inventories, target.provider_uuid, CAPACITY_RULES_VERSION)
     inventory_obj.replace_many(connection, targets, ids, rewrite_unchanged=True)
 
 
-def _apply(connection: Connection, change: TreeChange,
-           allocation_options: dict, check: TreeCheck | None) -> dict[str, int]:
+def _write(connection: Connection, change: TreeChange, allocation_options: dict,
+           ) -> list[str]:
+    """Steps 1-6 of the module docstring; the providers written and kept (sorted)."""
     found = _check_generations(connection, change)
     ids = {uuid: provider_id for uuid, (provider_id, _) in found.items()}
     generations = {uuid: generation for uuid, (_, generation) in found.items()}
@@ -227,26 +230,85 @@ def _apply(connection: Connection, change: TreeChange,
     _write_inventories(connection, change, ids, generations, allocation_options)
     for uuid in change.delete:
         rp_obj.delete_provider(connection, uuid)
-    kept = sorted(set(ids) - set(change.delete))
-    after = provider_generations(connection, kept)
-    if check is not None:
-        state = _state_after(connection, check.root, after, change)
+    return sorted(set(ids) - set(change.delete))
+
+
+def _checked(connection: Connection, after: dict[str, tuple[int, int]],
+             checks: Sequence[TreeCheck], deleted: set[str]) -> None:
+    """Step 7 for every check: their trees read together (one bulk read), each
+    inspected then recorded, in the order given. A root the changes deleted is
+    a tree without providers (what a revert of a run that created the node
+    expects)."""
+    if not checks:
+        return
+    roots = [check.root for check in checks if check.root not in deleted]
+    known = {uuid: after[uuid] for uuid in roots if uuid in after}
+    known.update(provider_generations(connection, [uuid for uuid in roots
+                                                   if uuid not in known]))
+    for uuid in roots:
+        if uuid not in known:
+            raise errors.NotFound(f"No resource provider with uuid {uuid} found")
+    states = {state.root: state for state in read_batch(
+        connection, list(dict.fromkeys(known[uuid][0] for uuid in roots)))}
+    for check in checks:
+        state = (TreeState(check.root, [], [], {}, {}, {}, {}, {}) if check.root in deleted
+                 else states[check.root])
         check.inspect(state)
         if check.record is not None:
             check.record(connection, state)
+
+
+def _apply(connection: Connection, changes: Sequence[TreeChange],
+           allocation_options: dict, checks: Sequence[TreeCheck]) -> dict[str, int]:
+    kept = [uuid for change in changes for uuid in _write(connection, change,
+                                                          allocation_options)]
+    after = provider_generations(connection, kept)
+    _checked(connection, after, checks,
+             {uuid for change in changes for uuid in change.delete})
     return {uuid: generation for uuid, (_, generation) in after.items()}
 
 
-def _state_after(connection: Connection, root_uuid: str, after: dict[str, tuple[int, int]],
-                 change: TreeChange) -> TreeState:
-    """The checked tree as the change leaves it; a root the change deleted is a tree
-    without providers (what a revert of a run that created the node expects)."""
-    if root_uuid in change.delete:
-        return TreeState(root_uuid, [], [], {}, {}, {}, {}, {})
-    root = after.get(root_uuid) or provider_generations(connection, [root_uuid]).get(root_uuid)
-    if root is None:
-        raise errors.NotFound(f"No resource provider with uuid {root_uuid} found")
-    return read_batch(connection, [root[0]])[0]
+def disjoint(changes: Sequence[TreeChange]) -> bool:
+    """Whether no provider and no consumer is part of more than one of ``changes``
+    (what :func:`merged` needs)."""
+    providers: set[str] = set()
+    consumers: set[str] = set()
+    for change in changes:
+        mine = (set(change.generations) | {new.uuid for new in change.create}
+                | {new.parent_uuid for new in change.create if new.parent_uuid}
+                | set(change.traits) | set(change.aggregates) | set(change.inventories)
+                | set(change.delete))
+        theirs = {consumer.consumer_uuid for consumer in change.allocations}
+        if mine & providers or theirs & consumers:
+            return False
+        providers |= mine
+        consumers |= theirs
+    return True
+
+
+def merged(changes: Sequence[TreeChange]) -> list[TreeChange]:
+    """``changes`` (:func:`disjoint` ones) as at most two changes, the reshapes
+    and the others, that write exactly what they write one by one: each step
+    then runs once for all of them, set-based (a few statements for many trees).
+    """
+    if not disjoint(changes):
+        raise ValueError("changes merged must not share providers or consumers")
+    together = []
+    for reshape in (True, False):
+        part = [change for change in changes if change.reshape == reshape]
+        if not part:
+            continue
+        one = TreeChange(reshape=reshape)
+        for change in part:
+            one.generations.update(change.generations)
+            one.create += change.create
+            one.traits.update(change.traits)
+            one.aggregates.update(change.aggregates)
+            one.inventories.update(change.inventories)
+            one.allocations += change.allocations
+            one.delete += change.delete
+        together.append(one)
+    return together
 
 
 def apply_tree_change(database: Database, change: TreeChange, *,
@@ -263,12 +325,34 @@ def apply_tree_change(database: Database, change: TreeChange, *,
     (:func:`~placement_wsgi.objects.allocation.prepare_allocations`);
     ``check`` inspects the tree before commit (see :class:`TreeCheck`).
     """
-    change.check()
+    return apply_tree_changes(database, [change], set_consumer_type=set_consumer_type,
+                              incomplete_project=incomplete_project,
+                              incomplete_user=incomplete_user,
+                              checks=[check] if check is not None else [])
+
+
+def apply_tree_changes(database: Database, changes: Sequence[TreeChange], *,
+                       set_consumer_type: bool = False,
+                       incomplete_project: str, incomplete_user: str,
+                       checks: Sequence[TreeCheck] = ()) -> dict[str, int]:
+    """Write several trees' changes in ONE transaction, as :func:`apply_tree_change`
+    writes one, each step once for all of them (:func:`merged`: they must be
+    :func:`disjoint`, else ValueError); then each of ``checks`` inspects its tree
+    (all read in one bulk read) and records, in the order given, before commit.
+
+    All or nothing: any change's error, or any check's, rolls every change
+    back. What a caller gains is the statements (and the commit) shared; a
+    caller that must know which change failed writes them one by one after a
+    failure.
+    """
+    for change in changes:
+        change.check()
     options = {"set_consumer_type": set_consumer_type,
                "incomplete_project": incomplete_project,
                "incomplete_user": incomplete_user}
+    together = merged(changes) if len(changes) > 1 else list(changes)
     try:
-        return database.write(_apply, change, options, check)
+        return database.write(_apply, together, options, checks)
     except TransactionRetriesExhausted as error:
         raise errors.ConcurrentUpdate(
             "another process kept changing the same resource providers during the "
@@ -303,8 +387,7 @@ def read_with_changes(database: Database, changes: Sequence[TreeChange],
         change.check()
 
     def body(connection: Connection) -> None:
-        for change in changes:
-            _apply(connection, change, options, None)
+        _apply(connection, changes, options, ())
         raise _RolledBack(read(connection))
 
     try:

@@ -9,6 +9,7 @@ import pytest
 from nova_reshape.cmd import journaled, manage
 from nova_reshape.cmd.refusal import Refusal
 from nova_reshape.cmd.request import HostFiles, MigrateRequest, PlacementAccess
+from nova_reshape.compute import writers
 from nova_reshape.journal import RunStatus, entries, list_runs
 from placement_wsgi.db.database import Database
 from tests.fixtures.killed_runs import command, generate
@@ -37,6 +38,16 @@ def test_every_written_node_has_one_entry_whatever_the_workers(db_url, tmp_path,
     manage.main(command(conf, out), out=io.StringIO(), err=io.StringIO())
     (_, _), (again, none) = _runs(db_url)
     assert again.counts == {"unchanged": 4} and none == []
+
+
+def test_nodes_written_together_have_each_their_entry(db_url, tmp_path):
+    hosts = 2 * writers.TRANSACTIONS_PER_BATCH  # two nodes per transaction
+    out, conf = generate(db_url, tmp_path, hosts=hosts, instances=2, kinds=())
+    assert manage.main(command(conf, out), out=io.StringIO(), err=io.StringIO()) == 0
+    [(run, nodes)] = _runs(db_url)
+    assert run.counts == {"migrated": hosts}
+    assert sorted(entry.nodename for entry in nodes) == [f"cmp-{i:04d}" for i in range(hosts)]
+    assert all(len(entry.after.providers) == 5 for entry in nodes)
 
 
 def test_a_dry_run_is_not_journaled_in_process_or_over_http():

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import pytest
 
-from nova_reshape.compute import migrate
+from nova_reshape.compute import migrate, writers
 from nova_reshape.transport import CountingTransport, Transport, open_direct
 from nova_reshape.virt.host import load_hosts
 from placement_wsgi.db.database import Database
@@ -101,16 +101,25 @@ def test_over_the_rest_sequence_a_node_costs_its_plans_writes(db_url, tmp_path, 
     assert [r.calls for r in again] == [0] * HOSTS
 
 
+def _lose_one_gpu(change) -> None:
+    for consumer in change.allocations:
+        for rp, resources in list(consumer.allocations.items()):
+            if "VGPU" in resources:
+                del consumer.allocations[rp]
+                return
+
+
 class _LosingOneGpu(CountingTransport):
-    """Writes every tree change with one consumer's VGPU dropped (a broken write)."""
+    """Writes every tree change with one consumer's VGPU dropped (a broken write),
+    one node's or the first of several written together."""
 
     def apply_tree_change(self, change, check=None):
-        for consumer in change.allocations:
-            for rp, resources in list(consumer.allocations.items()):
-                if "VGPU" in resources:
-                    del consumer.allocations[rp]
-                    return super().apply_tree_change(change, check)
+        _lose_one_gpu(change)
         return super().apply_tree_change(change, check)
+
+    def apply_tree_changes(self, changes, checks=()):
+        _lose_one_gpu(changes[0])
+        return super().apply_tree_changes(changes, checks)
 
 
 def _tables(db_url) -> str:
@@ -168,22 +177,31 @@ class _ReshaperLosingOneGpu(_RequestsOnly):
 
 
 class _AnotherWriterFirst(CountingTransport):
-    """Before the run's first tree change, another writer bumps a provider it touches."""
+    """Before the run's first write of nodes together, and before its first write of
+    one node, another writer bumps a provider the write touches."""
 
     def __init__(self, placement) -> None:
         super().__init__(placement)
-        self.raced = False
+        self.raced: set[str] = set()
+
+    def _race(self, kind: str, change) -> None:
+        if kind in self.raced:
+            return
+        self.raced.add(kind)
+        rp = sorted(change.generations)[0]
+        generation = self.placement.get(f"/resource_providers/{rp}",
+                                        microversion="1.14").json()["generation"]
+        assert self.placement.put(f"/resource_providers/{rp}/aggregates", json={
+            "aggregates": [], "resource_provider_generation": generation},
+            microversion="1.19").ok
 
     def apply_tree_change(self, change, check=None):
-        if not self.raced:
-            self.raced = True
-            rp = sorted(change.generations)[0]
-            generation = self.placement.get(f"/resource_providers/{rp}",
-                                            microversion="1.14").json()["generation"]
-            assert self.placement.put(f"/resource_providers/{rp}/aggregates", json={
-                "aggregates": [], "resource_provider_generation": generation},
-                microversion="1.19").ok
+        self._race("one", change)
         return super().apply_tree_change(change, check)
+
+    def apply_tree_changes(self, changes, checks=()):
+        self._race("together", changes[0])
+        return super().apply_tree_changes(changes, checks)
 
 
 def test_a_conflict_in_process_is_read_planned_and_written_again(db_url, tmp_path):
@@ -226,3 +244,94 @@ def test_each_write_batch_is_read_once_and_checked_in_its_transactions(db_url, t
                for start in range(0, len(written), batch_size)]
     assert reader.reads == batches + batches
     assert all(not r.violations for r in results)
+
+
+#: Enough changed nodes for a batch to be written two nodes per transaction.
+TOGETHER_HOSTS = 2 * writers.TRANSACTIONS_PER_BATCH + 1  # one of them ironic
+
+
+class _WritesTogether(CountingTransport):
+    """Records how many changes each write of one or several trees carried."""
+
+    def __init__(self, placement) -> None:
+        super().__init__(placement)
+        self.writes_of: list[int] = []
+
+    def apply_tree_change(self, change, check=None):
+        self.writes_of.append(1)
+        return super().apply_tree_change(change, check)
+
+    def apply_tree_changes(self, changes, checks=()):
+        self.writes_of.append(len(changes))
+        return super().apply_tree_changes(changes, checks)
+
+
+def _together(db_url, tmp_path, transport) -> tuple[str, list]:
+    out = str(tmp_path / "hosts")
+    with PlacementDirect(make_conf(db_url)) as placement:
+        generator.generate(placement, out, hosts=TOGETHER_HOSTS, gpus=1, instances=2,
+                           ironic=1)
+    with open_direct(make_conf(db_url)) as direct:
+        return out, migrate.Migration(transport(direct), load_hosts([out])).run()
+
+
+def _migrated(results) -> list:
+    return [r for r in results if r.status not in ("skipped",)]
+
+
+def test_nodes_written_together_cost_one_call_each(db_url, tmp_path):
+    seen = []
+
+    def transport(direct):
+        seen.append(_WritesTogether(direct))
+        return seen[-1]
+
+    out, results = _together(db_url, tmp_path, transport)
+    changed = _migrated(results)
+    assert len(changed) == TOGETHER_HOSTS - 1
+    assert {r.status for r in changed} == {"migrated"}
+    assert all(r.calls == r.writes == 1 and not r.violations for r in changed)
+    assert seen[0].writes_of == [2] * ((TOGETHER_HOSTS - 1) // 2)  # two per transaction
+    _, again = _together_again(db_url, out)
+    assert {r.status for r in again} == {"unchanged", "skipped"}
+
+
+def _together_again(db_url, out):
+    with open_direct(make_conf(db_url)) as direct:
+        counting = CountingTransport(direct)
+        return counting, migrate.Migration(counting, load_hosts([out])).run()
+
+
+class _LosingOneGpuTogether(CountingTransport):
+    """Only the writes of several trees lose a VGPU (as :class:`_LosingOneGpu`)."""
+
+    def apply_tree_changes(self, changes, checks=()):
+        _lose_one_gpu(changes[0])
+        return super().apply_tree_changes(changes, checks)
+
+
+def test_a_write_together_off_the_plan_is_rolled_back_and_each_node_written_alone(
+        db_url, tmp_path):
+    _, results = _together(db_url, tmp_path, _LosingOneGpuTogether)
+    changed = _migrated(results)
+    assert {r.status for r in changed} == {"migrated"}
+    assert all(not r.violations for r in changed)
+    # each node's share of the refused write together, then its own
+    assert [r.calls for r in changed] == [2] * len(changed)
+
+
+class _AnotherWriterBeforeTogether(_AnotherWriterFirst):
+    """Races only the run's first write of several trees."""
+
+    def apply_tree_change(self, change, check=None):
+        return CountingTransport.apply_tree_change(self, change, check)
+
+
+def test_a_conflict_in_a_write_together_writes_each_of_its_nodes_alone(db_url, tmp_path):
+    _, results = _together(db_url, tmp_path, _AnotherWriterBeforeTogether)
+    changed = _migrated(results)
+    assert {r.status for r in changed} == {"migrated"}
+    # the first: its share of the refused write together, its own refused write (the
+    # race moved its provider), the re-planned one; the second of that pair: two;
+    # every later one: one
+    assert [r.calls for r in changed] == [3, 2] + [1] * (len(changed) - 2)

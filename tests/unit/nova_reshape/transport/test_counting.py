@@ -50,11 +50,15 @@ def test_counting_layers_each_count_once():
 
 
 class _TreeWriting(RequestOnly):
-    """request() plus the one-call tree write of the in-process transport."""
+    """request() plus the one-call tree writes of the in-process transport."""
 
     def apply_tree_change(self, change: Any, check: Any = None) -> dict[str, int]:
         self.seen.append(("apply_tree_change", "", {"change": change, "check": check}))
         return {"rp": 3}
+
+    def apply_tree_changes(self, changes: Any, checks: Any = ()) -> dict[str, int]:
+        self.seen.append(("apply_tree_changes", "", {"changes": changes, "checks": checks}))
+        return {"rp": 4}
 
 
 def test_counting_counts_a_tree_change_as_one_call_and_one_write():
@@ -67,8 +71,19 @@ def test_counting_counts_a_tree_change_as_one_call_and_one_write():
     assert inner.seen == [("apply_tree_change", "", {"change": change, "check": None})]
 
 
+def test_counting_counts_each_change_written_together_as_one_call_and_one_write():
+    inner = _TreeWriting()
+    counting = CountingTransport(inner)
+    changes = [TreeChange(), TreeChange(), TreeChange()]
+    assert counting.apply_tree_changes(changes) == {"rp": 4}
+    assert (counting.calls, counting.writes) == (3, 3)
+    assert inner.seen == [("apply_tree_changes", "", {"changes": changes, "checks": ()})]
+
+
 def test_counting_refuses_a_tree_change_its_transport_cannot_write():
     counting = CountingTransport(RequestOnly())
     with pytest.raises(TypeError, match="cannot write a tree"):
         counting.apply_tree_change(TreeChange())
+    with pytest.raises(TypeError, match="cannot write a tree"):
+        counting.apply_tree_changes([TreeChange()])
     assert (counting.calls, counting.writes) == (0, 0)

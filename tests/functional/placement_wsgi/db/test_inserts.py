@@ -1,0 +1,54 @@
+"""insert_rows on every engine: the rows as written, defaults required, one statement."""
+
+from __future__ import annotations
+
+import pytest
+import sqlalchemy as sa
+
+from placement_wsgi.db import tables
+from placement_wsgi.db.inserts import insert_rows
+
+
+def _count_statements(database) -> list[str]:
+    """The INSERT statements sent from now on (a list, filled)."""
+    seen: list[str] = []
+
+    def count(conn, cursor, statement, *rest):
+        if statement.lstrip().upper().startswith("INSERT"):
+            seen.append(statement)
+
+    sa.event.listen(database.engine, "before_cursor_execute", count)
+    return seen
+
+
+def test_the_rows_are_written_as_given_in_one_statement(database):
+    now = tables.utcnow()
+    rows = [{"name": f"CUSTOM_T{n}", "created_at": now} for n in range(1200)]
+    seen = _count_statements(database)
+    database.write(insert_rows, tables.traits, rows)
+    assert len(seen) == 1
+    written = database.read(lambda connection: connection.execute(
+        sa.select(tables.traits.c.name, tables.traits.c.created_at)
+        .where(tables.traits.c.name.like("CUSTOM_T%"))).all())
+    assert sorted((row.name, row.created_at) for row in written) == sorted(
+        (row["name"], now) for row in rows)
+
+
+def test_no_rows_is_no_statement(database):
+    seen = _count_statements(database)
+    database.write(insert_rows, tables.traits, [])
+    assert seen == []
+
+
+def test_a_column_with_a_python_default_must_be_given(database):
+    with pytest.raises(ValueError, match="created_at"):
+        database.write(insert_rows, tables.traits, [{"name": "CUSTOM_X"}])
+
+
+def test_a_duplicate_raises_integrity_error_and_writes_none_of_the_rows(database):
+    now = tables.utcnow()
+    rows = [{"name": "CUSTOM_A", "created_at": now}, {"name": "CUSTOM_A", "created_at": now}]
+    with pytest.raises(sa.exc.IntegrityError):
+        database.write(insert_rows, tables.traits, rows)
+    assert not database.read(lambda connection: connection.execute(
+        sa.select(tables.traits.c.id).where(tables.traits.c.name == "CUSTOM_A")).all())
