@@ -79,10 +79,15 @@ def _cloud_reads(requests) -> int:
     return sum(1 for method, path in requests if _is_cloud_read(method, path))
 
 
-@pytest.mark.parametrize("gpus", [4, 1, 0])
+#: Every device kind the generator makes besides GPUs (NUMA, PCI passthrough, FPGA).
+ALL_KINDS = ("numa", "pci", "accelerators")
+
+
+@pytest.mark.parametrize("gpus,kinds", [(4, ()), (1, ()), (0, ()), (4, ALL_KINDS),
+                                        (1, ALL_KINDS)])
 def test_over_http_a_node_costs_its_reads_and_writes_and_the_service_agrees(
-        db_url, tmp_path, gpus):
-    out = _deployment(db_url, tmp_path, gpus)
+        db_url, tmp_path, gpus, kinds):
+    out = _deployment(db_url, tmp_path, gpus, kinds)
     results, calls, served_requests, cloud = _run(db_url, out)
     changed = [r for r in results if r.status in ("migrated", "updated")]
     assert len(changed) == HOSTS - 1, [(r.nodename, r.status, r.error) for r in results]
