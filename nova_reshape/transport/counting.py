@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Mapping
 from typing import TYPE_CHECKING
 
@@ -19,7 +20,9 @@ class CountingTransport(Transport[Response]):
     ``placement`` needs only ``request()`` (any :class:`Placement`); the
     method, body, headers and microversion are passed through untouched. When it also
     writes trees in one call (a :class:`TreeWriter`), so does this, each
-    :meth:`apply_tree_change` counted as one call and one write.
+    :meth:`apply_tree_change` counted as one call and one write. Requests may
+    come from several threads at once (reads sent in parallel over HTTP): each
+    is counted under a lock.
     """
 
     def __init__(self, placement: Placement) -> None:
@@ -27,14 +30,16 @@ class CountingTransport(Transport[Response]):
         self.placement = placement
         self.calls = 0
         self.writes = 0
+        self._counting = threading.Lock()
 
     def request(self, method: str, url: str, json: JsonBody = None,
                 microversion: str | None = None,
                 headers: Mapping[str, str] | None = None) -> Response:
         """Count the request (a write unless it is a GET), then pass it on."""
-        self.calls += 1
-        if method.upper() != "GET":
-            self.writes += 1
+        with self._counting:
+            self.calls += 1
+            if method.upper() != "GET":
+                self.writes += 1
         return self.placement.request(method, url, json=json, microversion=microversion,
                                       headers=headers)
 
@@ -43,6 +48,15 @@ class CountingTransport(Transport[Response]):
         """``placement``'s :meth:`TreeWriter.apply_tree_change`, counted as one write."""
         if not isinstance(self.placement, TreeWriter):
             raise TypeError("the wrapped transport cannot write a tree in one call")
-        self.calls += 1
-        self.writes += 1
+        with self._counting:
+            self.calls += 1
+            self.writes += 1
         return self.placement.apply_tree_change(change, check)
+
+
+def innermost(placement: object) -> object:
+    """The transport ``placement`` counts the requests of, through every
+    :class:`CountingTransport` layer (``placement`` itself if it is none)."""
+    while isinstance(placement, CountingTransport):
+        placement = placement.placement
+    return placement
