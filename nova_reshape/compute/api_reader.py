@@ -16,6 +16,10 @@ once per run for the whole cloud (:class:`CloudSurvey`):
   them), so a provider's aggregates are the ones it shares with a sharing
   provider.
 
+Over HTTP the per-provider and per-consumer reads of a node go several at
+once (:func:`~nova_reshape.transport.http.parallel_reads`): they are known
+in advance and independent, and each waits mostly for the service.
+
 The survey is read between the listing and the nodes' reads. Changing a
 provider's traits, aggregates (1.19+), inventories or allocations bumps its
 generation, so a node whose every provider answers its inventories at the
@@ -26,8 +30,10 @@ way nova's report client reads it (:class:`ReportClientReader`).
 
 from __future__ import annotations
 
-from collections.abc import Collection, Iterable, Iterator, Mapping, Sequence
-from typing import Any, NamedTuple
+from collections.abc import Callable, Collection, Iterable, Iterator, Mapping, Sequence
+from concurrent.futures import ThreadPoolExecutor
+from functools import partial
+from typing import Any, NamedTuple, TypeVar
 
 from nova_reshape.compute.tree_source import NodeState
 from nova_reshape.provider_tree import ProviderTree
@@ -39,15 +45,31 @@ from placement_wsgi.constants import SHARING_TRAIT
 #: ``required`` on ``GET /resource_providers``.
 REQUIRED_VERSION = "1.18"
 
+Item = TypeVar("Item")
+Read = TypeVar("Read")
+
+
+def each(read: Callable[[Item], Read], items: Iterable[Item], parallel: int = 1) -> list[Read]:
+    """``read(item)`` for every item, in the items' order, up to ``parallel`` at
+    once (threads); the first exception a read raises reaches the caller."""
+    items = list(items)
+    if parallel <= 1 or len(items) <= 1:
+        return [read(item) for item in items]
+    with ThreadPoolExecutor(min(parallel, len(items))) as pool:
+        return list(pool.map(read, items))
+
 
 def in_tree_allocations(report: SchedulerReportClient, providers: Iterable[str],
-                        ) -> dict[str, dict[str, Any]]:
+                        parallel: int = 1) -> dict[str, dict[str, Any]]:
     """consumer -> its allocations on ``providers`` only, from one allocation
-    listing per provider (the partial bodies of :class:`NodeState`)."""
+    listing per provider (the partial bodies of :class:`NodeState`), up to
+    ``parallel`` listings at once."""
     held: dict[str, dict[str, Any]] = {}
-    for rp in providers:
-        listing = report.get_allocations_for_resource_provider(None, rp).allocations
-        for consumer, entry in listing.items():
+    providers = list(providers)
+    listings = each(partial(report.get_allocations_for_resource_provider, None), providers,
+                    parallel)
+    for rp, listing in zip(providers, listings, strict=True):
+        for consumer, entry in listing.allocations.items():
             body = held.setdefault(consumer, {"allocations": {}})
             body["allocations"][rp] = {"resources": dict(entry["resources"])}
     return held
@@ -55,10 +77,13 @@ def in_tree_allocations(report: SchedulerReportClient, providers: Iterable[str],
 
 class ReportClientReader:
     """Each node through a fresh report client on ``placement``, as nova reads its
-    tree; consumers partial until completed (see the module docstring)."""
+    tree; consumers partial until completed (see the module docstring).
+    ``parallel``: independent reads sent at once (1 unless ``placement`` is known
+    to take several)."""
 
-    def __init__(self, placement: Placement) -> None:
+    def __init__(self, placement: Placement, parallel: int = 1) -> None:
         self.placement = placement
+        self.parallel = parallel
         self._kept: dict[str, NodeState] = {}
 
     def begin(self, trees: Mapping[str, Sequence[Mapping[str, Any]]]) -> None:
@@ -71,7 +96,7 @@ class ReportClientReader:
     def _read(self, root: str, name: str) -> NodeState:
         report = SchedulerReportClient(self.placement)
         tree = report.get_provider_tree_and_ensure_root(None, root, name=name)
-        held = in_tree_allocations(report, tree.get_provider_uuids(name))
+        held = in_tree_allocations(report, tree.get_provider_uuids(name), self.parallel)
         return NodeState(root, tree, held, frozenset(held))
 
     def complete(self, state: NodeState, consumers: Collection[str]) -> NodeState:
@@ -80,8 +105,9 @@ class ReportClientReader:
             return state
         report = SchedulerReportClient(self.placement)
         allocations = dict(state.allocations)
-        for consumer in sorted(wanted):
-            allocations[consumer] = report.get_allocs_for_consumer(None, consumer)
+        consumers = sorted(wanted)
+        bodies = each(partial(report.get_allocs_for_consumer, None), consumers, self.parallel)
+        allocations.update(zip(consumers, bodies, strict=True))
         return state._replace(allocations=allocations, partial=state.partial - wanted)
 
     def keep(self, state: NodeState) -> None:
@@ -97,16 +123,18 @@ class ReportClientReader:
             records = report.get_providers_in_tree(None, root)
             tree = ProviderTree()
             tree.populate_from_iterable(records)
-            for record in records:
+            uuids = [record["uuid"] for record in records]
+            inventories = each(partial(report.providers.get_inventory, None), uuids,
+                               self.parallel)
+            for record, inventory in zip(records, inventories, strict=True):
                 rp = record["uuid"]
-                inventory = report.providers.get_inventory(None, rp) or {"inventories": {}}
-                tree.update_inventory(rp, inventory["inventories"],
+                tree.update_inventory(rp, (inventory or {"inventories": {}})["inventories"],
                                       generation=record["generation"])
                 if planned[root].exists(rp):
                     data = planned[root].data(rp)
                     tree.update_traits(rp, data.traits)
                     tree.update_aggregates(rp, data.aggregates)
-            held = in_tree_allocations(report, [record["uuid"] for record in records])
+            held = in_tree_allocations(report, uuids, self.parallel)
             yield NodeState(root, tree, held, frozenset(held))
 
     def again(self, names: Mapping[str, str]) -> Iterator[NodeState]:
@@ -189,8 +217,8 @@ class SurveyReader(ReportClientReader):
     """Over the API: each node's first read from the run's survey and two requests
     per provider; every other read as the report client reads (module docstring)."""
 
-    def __init__(self, placement: Placement) -> None:
-        super().__init__(placement)
+    def __init__(self, placement: Placement, parallel: int = 1) -> None:
+        super().__init__(placement, parallel)
         self.survey: CloudSurvey | None = None
         self._surveyed: set[str] = set()
 
@@ -215,8 +243,9 @@ class SurveyReader(ReportClientReader):
         report = SchedulerReportClient(self.placement)
         tree = ProviderTree()
         tree.populate_from_iterable(records)
-        for record in records:
-            body = report.providers.get_inventory(None, record["uuid"])
+        uuids = [record["uuid"] for record in records]
+        bodies = each(partial(report.providers.get_inventory, None), uuids, self.parallel)
+        for record, body in zip(records, bodies, strict=True):
             if body is None or body["resource_provider_generation"] != record["generation"]:
                 return None
             self._associate(tree, cloud, record["uuid"], body["inventories"],
@@ -228,7 +257,7 @@ class SurveyReader(ReportClientReader):
                         shared, inventories = cloud.sharing[uuid]
                         tree.new_root(shared["name"], uuid, generation=shared["generation"])
                         self._associate(tree, cloud, uuid, inventories, shared["generation"])
-        held = in_tree_allocations(report, [record["uuid"] for record in records])
+        held = in_tree_allocations(report, uuids, self.parallel)
         return NodeState(root, tree, held, frozenset(held))
 
     @staticmethod

@@ -2,7 +2,8 @@
 
 * :class:`~nova_reshape.compute.api_reader.SurveyReader`, over the API
   (what a run over HTTP does): the run's survey of the whole cloud, then
-  two requests per provider (see :mod:`~nova_reshape.compute.api_reader`);
+  two requests per provider, a node's several at once over HTTP (see
+  :mod:`~nova_reshape.compute.api_reader`);
   consumers partial, each provider's share only. A consumer's whole body
   (``GET /allocations/{consumer}``: generation, owner, allocations
   elsewhere) is read only when the check needs it (:func:`check_read`:
@@ -38,6 +39,7 @@ from nova_reshape.provider_tree import ProviderTree
 from nova_reshape.transport.base import Placement
 from nova_reshape.transport.counting import CountingTransport
 from nova_reshape.transport.direct import on_database
+from nova_reshape.transport.http import parallel_reads
 from nova_reshape.virt.described import DescribedDriver
 from nova_reshape.virt.host import Node
 
@@ -143,10 +145,11 @@ def check_read(reader: NodeReader, node: Node, driver: DescribedDriver, state: N
 
 def reader_for(placement: Placement, bulk: BulkReader | None, batch_size: int) -> NodeReader:
     """The run's reader: bulk from ``bulk``, else from ``placement`` when it is
-    in-process on the database, else per node through ``placement``."""
+    in-process on the database, else per node through ``placement`` (a node's
+    independent reads several at once when ``placement`` takes them)."""
     source = bulk if bulk is not None else on_database(placement)
     if source is None:
-        return SurveyReader(placement)
+        return SurveyReader(placement, parallel_reads(placement))
     return BulkNodeReader(source, ReportClientReader(placement), batch_size)
 
 

@@ -11,7 +11,9 @@ are values, not exceptions. The transports here share one base,
 ``get/put/post/delete`` are one-line calls of ``request()``:
 
 * :func:`~nova_reshape.transport.http.http_placement`: a running service
-  over ``requests`` (keep-alive session, connect retries, timeout);
+  over ``requests`` (keep-alive session, connect retries, timeout; a node's
+  independent reads may go several at once, see
+  :func:`~nova_reshape.transport.http.parallel_reads`);
 * :func:`~nova_reshape.transport.direct.open_direct`: the Placement
   application in-process on a database (PlacementDirect's app called
   directly as WSGI, no HTTP emulation);

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING
 
@@ -21,6 +22,8 @@ class CountingTransport(Transport[Response]):
     writes trees in one call (a :class:`TreeWriter`), so does this, each
     :meth:`apply_tree_change` counted as one call and one write, and each change
     of an :meth:`apply_tree_changes` too (several trees in one transaction).
+    Requests may come from several threads at once (reads sent in parallel over
+    HTTP): each is counted under a lock.
     """
 
     def __init__(self, placement: Placement) -> None:
@@ -28,14 +31,16 @@ class CountingTransport(Transport[Response]):
         self.placement = placement
         self.calls = 0
         self.writes = 0
+        self._counting = threading.Lock()
 
     def request(self, method: str, url: str, json: JsonBody = None,
                 microversion: str | None = None,
                 headers: Mapping[str, str] | None = None) -> Response:
         """Count the request (a write unless it is a GET), then pass it on."""
-        self.calls += 1
-        if method.upper() != "GET":
-            self.writes += 1
+        with self._counting:
+            self.calls += 1
+            if method.upper() != "GET":
+                self.writes += 1
         return self.placement.request(method, url, json=json, microversion=microversion,
                                       headers=headers)
 
@@ -44,8 +49,9 @@ class CountingTransport(Transport[Response]):
         """``placement``'s :meth:`TreeWriter.apply_tree_change`, counted as one write."""
         if not isinstance(self.placement, TreeWriter):
             raise TypeError("the wrapped transport cannot write a tree in one call")
-        self.calls += 1
-        self.writes += 1
+        with self._counting:
+            self.calls += 1
+            self.writes += 1
         return self.placement.apply_tree_change(change, check)
 
     def apply_tree_changes(self, changes: Sequence[TreeChange],
@@ -54,6 +60,15 @@ class CountingTransport(Transport[Response]):
         as one call and one write."""
         if not isinstance(self.placement, TreeWriter):
             raise TypeError("the wrapped transport cannot write a tree in one call")
-        self.calls += len(changes)
-        self.writes += len(changes)
+        with self._counting:
+            self.calls += len(changes)
+            self.writes += len(changes)
         return self.placement.apply_tree_changes(changes, checks)
+
+
+def innermost(placement: object) -> object:
+    """The transport ``placement`` counts the requests of, through every
+    :class:`CountingTransport` layer (``placement`` itself if it is none)."""
+    while isinstance(placement, CountingTransport):
+        placement = placement.placement
+    return placement

@@ -20,6 +20,8 @@ An unchanged node costs its check read alone.
 
 from __future__ import annotations
 
+import collections
+
 import pytest
 
 from nova_reshape.compute import migrate
@@ -69,16 +71,23 @@ CLOUD_READS = ("/resource_providers", "/traits?associated=true",
                "/resource_providers?required=")
 
 
+def _is_cloud_read(method: str, path: str) -> bool:
+    return method == "GET" and (path in CLOUD_READS[:2] or path.startswith(CLOUD_READS[2]))
+
+
 def _cloud_reads(requests) -> int:
-    return sum(1 for method, path in requests
-               if method == "GET" and (path in CLOUD_READS[:2]
-                                       or path.startswith(CLOUD_READS[2])))
+    return sum(1 for method, path in requests if _is_cloud_read(method, path))
 
 
-@pytest.mark.parametrize("gpus", [4, 1, 0])
+#: Every device kind the generator makes besides GPUs (NUMA, PCI passthrough, FPGA).
+ALL_KINDS = ("numa", "pci", "accelerators")
+
+
+@pytest.mark.parametrize("gpus,kinds", [(4, ()), (1, ()), (0, ()), (4, ALL_KINDS),
+                                        (1, ALL_KINDS)])
 def test_over_http_a_node_costs_its_reads_and_writes_and_the_service_agrees(
-        db_url, tmp_path, gpus):
-    out = _deployment(db_url, tmp_path, gpus)
+        db_url, tmp_path, gpus, kinds):
+    out = _deployment(db_url, tmp_path, gpus, kinds)
     results, calls, served_requests, cloud = _run(db_url, out)
     changed = [r for r in results if r.status in ("migrated", "updated")]
     assert len(changed) == HOSTS - 1, [(r.nodename, r.status, r.error) for r in results]
@@ -152,3 +161,69 @@ def test_over_http_a_tree_changed_after_its_check_is_read_and_planned_again(db_u
     assert len(theirs) == 2
     assert requests == run.calls + 2
     assert run.calls == _cloud_reads(run_requests) + sum(r.calls for r in results)
+
+
+def _kind(method: str, path: str) -> str:
+    """A request as its kind: ids and query values left out."""
+    parts = ["{id}" if len(part) == 36 and part.count("-") == 4 else part
+             for part in path.split("?")[0].split("/")]
+    query = path.partition("?")[2]
+    return f"{method} {'/'.join(parts)}" + (f"?{query.split('=')[0]}=" if query else "")
+
+
+def _node_kinds(requests) -> collections.Counter[str]:
+    """How many requests of each kind, the run's reads of the whole cloud left out."""
+    return collections.Counter(_kind(method, path) for method, path in requests
+                               if not _is_cloud_read(method, path))
+
+
+def test_over_http_each_request_of_a_flat_4_gpu_node_is_one_the_api_needs(db_url, tmp_path):
+    """Where a changed flat 4-GPU node's requests go, kind by kind, as the service
+    counts them (docs/performance.md, "Over HTTP"): every one is a read or write
+    the API offers no bulk form of. The run's reads of the whole cloud aside:
+
+    * its inventories: one in the check, one per provider after (read-back);
+    * its allocations: likewise (each provider's listing gives all its consumers);
+    * one ``GET /allocations/{consumer}`` per moved consumer (owner, generation and
+      allocations elsewhere, which the reshaper needs and no listing gives);
+    * two tree listings (before the write, in the read-back);
+    * one ``POST /resource_providers`` per child created, one traits PUT per
+      provider whose traits change, one ``POST /reshaper``.
+
+    A second run: per provider its inventories and allocations, nothing else.
+    """
+    out = _deployment(db_url, tmp_path, gpus=4)
+    with served(make_conf(db_url)) as (url, log):
+        client = http_placement(url, token="admin", headers=ADMIN_HEADERS)
+        try:
+            results = migrate.Migration(client, load_hosts([out]),
+                                        migrate.Settings(show=shown_simulation)).run()
+            first = len(log)
+            again = migrate.Migration(client, load_hosts([out]),
+                                      migrate.Settings(show=shown_simulation)).run()
+        finally:
+            client.close()
+        requests = log.requests
+    changed = [r for r in results if r.status == "migrated"]
+    assert len(changed) == HOSTS - 1
+    expected: collections.Counter[str] = collections.Counter()
+    for result in changed:
+        plan = result.detail.plan
+        after = _providers(result.detail.tree_after, result)
+        assert after == 5 and len(plan.create) == 4
+        expected += collections.Counter({
+            "GET /resource_providers/{id}/inventories": 1 + after,
+            "GET /resource_providers/{id}/allocations": 1 + after,
+            "GET /allocations/{id}": _moved(result.detail),
+            "GET /resource_providers?in_tree=": 2,
+            "POST /resource_providers": len(plan.create),
+            "PUT /resource_providers/{id}/traits": len(plan.traits),
+            "POST /reshaper": 1})
+    assert _node_kinds(requests[:first]) == expected
+
+    unchanged = [r for r in again if r.status == "unchanged"]
+    assert len(unchanged) == HOSTS - 1
+    providers = sum(_providers(r.detail.tree_before, r) for r in unchanged)
+    assert _node_kinds(requests[first:]) == {
+        "GET /resource_providers/{id}/inventories": providers,
+        "GET /resource_providers/{id}/allocations": providers}

@@ -9,6 +9,7 @@ from nova_reshape.compute.tree_source import NodeState
 from nova_reshape.provider_tree import ProviderTree
 from nova_reshape.transport import CountingTransport
 from nova_reshape.transport.direct import DirectTransport
+from nova_reshape.transport.http import PARALLEL_READS, http_placement
 
 
 class _Bulk:
@@ -64,6 +65,13 @@ def test_the_reader_is_bulk_when_given_or_on_the_database_else_per_node():
     direct = DirectTransport(None, direct=_OnDatabase())
     chosen = readers.reader_for(CountingTransport(direct), None, 9)
     assert isinstance(chosen, readers.BulkNodeReader) and chosen.bulk is direct
+
+
+def test_over_http_a_node_s_reads_go_several_at_once_else_one_by_one():
+    service = CountingTransport(http_placement("http://placement.invalid"))
+    assert readers.reader_for(service, None, 5).parallel == PARALLEL_READS > 1
+    passing_on = CountingTransport(DirectTransport(None))  # not known to take threads
+    assert readers.reader_for(passing_on, None, 5).parallel == 1
 
 
 class _Calls:

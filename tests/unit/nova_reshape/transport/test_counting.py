@@ -7,6 +7,7 @@ from typing import Any
 import pytest
 
 from nova_reshape.transport import CountingTransport
+from nova_reshape.transport.counting import innermost
 from placement_wsgi.objects.tree_change import TreeChange
 from tests.fixtures.transports import RequestOnly
 
@@ -87,3 +88,9 @@ def test_counting_refuses_a_tree_change_its_transport_cannot_write():
     with pytest.raises(TypeError, match="cannot write a tree"):
         counting.apply_tree_changes([TreeChange()])
     assert (counting.calls, counting.writes) == (0, 0)
+
+
+def test_innermost_looks_through_every_counting_layer():
+    inner = RequestOnly()
+    assert innermost(CountingTransport(CountingTransport(inner))) is inner
+    assert innermost(inner) is inner
