@@ -64,9 +64,15 @@ class Recorder:
         self.finished = False
 
     def record(self, connection: Connection, nodename: str, host: str | None,
-               before: Snapshot, after: Snapshot) -> None:
-        """Journal one node's change on ``connection``, in the change's transaction."""
-        store.record_node(connection, self.run_id, nodename, host, before, after)
+               before: Snapshot, after: Snapshot) -> int:
+        """Journal one node's change on ``connection``, in the change's transaction;
+        the entry's id (for :meth:`record_again`)."""
+        return store.record_node(connection, self.run_id, nodename, host, before, after)
+
+    def record_again(self, connection: Connection, entry_id: int, after: Snapshot) -> None:
+        """Journal a further change of a node this run already recorded (entry
+        ``entry_id``), on that change's ``connection``: the entry takes ``after``."""
+        store.update_node(connection, entry_id, after)
 
     def finish(self, status: store.RunStatus, counts: Mapping[str, int] | None = None) -> None:
         """Record how the run ended (``counts`` replace :attr:`counts` when given).

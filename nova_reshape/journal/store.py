@@ -123,11 +123,23 @@ def finish_run(engine: Engine, run_id: str, status: RunStatus,
 
 
 def record_node(connection: Connection, run_id: str, nodename: str, host: str | None,
-                before: Snapshot, after: Snapshot) -> None:
-    """Record a node's change on ``connection``, inside the transaction that makes it."""
-    connection.execute(schema.nodes.insert().values(
+                before: Snapshot, after: Snapshot) -> int:
+    """Record a node's change on ``connection``, inside the transaction that makes it;
+    the entry's id."""
+    return connection.execute(schema.nodes.insert().values(
         run_id=run_id, nodename=nodename, host=host, root=before.root,
         before=json.dumps(before.to_dict(), separators=(",", ":")),
+        after=json.dumps(after.to_dict(), separators=(",", ":")), recorded_at=_now())
+    ).inserted_primary_key[0]
+
+
+def update_node(connection: Connection, entry_id: int, after: Snapshot) -> None:
+    """A node its run already recorded (entry ``entry_id``) changed again, on
+    ``connection`` inside that change's transaction: the entry keeps its "before"
+    and takes ``after`` (a run has one entry per node: the node before the run's
+    first change to it and after its last)."""
+    nodes = schema.nodes
+    connection.execute(nodes.update().where(nodes.c.id == entry_id).values(
         after=json.dumps(after.to_dict(), separators=(",", ":")), recorded_at=_now()))
 
 
