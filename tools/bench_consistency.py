@@ -47,10 +47,10 @@ sys.path.insert(0, os.path.dirname(TOOLS))
 sys.path.insert(0, TOOLS)
 
 import bench_migrate  # noqa: E402
-import bench_profile  # noqa: E402
 import flat_placement_rows  # noqa: E402
 import generate_deployment  # noqa: E402
 import make_nova_cell  # noqa: E402
+import profile_run  # noqa: E402
 import sqlalchemy as sa  # noqa: E402
 
 from nova_reshape.cmd import consistency_check, manage  # noqa: E402
@@ -213,7 +213,7 @@ def run(command: Command, placement_conf: str, nova_conf: str,
     ``profile``: a directory for its cProfile (``NAME.prof``)."""
     out, err = io.StringIO(), io.StringIO()
     start, cpu = time.monotonic(), time.process_time()
-    with bench_profile.profiled(profile, command.name):
+    with profile_run.profiled(profile, command.name):
         code = manage.main(["--config-file", placement_conf, "placement", command.action,
                             "--nova-config", nova_conf, *command.args], out=out, err=err)
     wall, used = time.monotonic() - start, time.process_time() - cpu

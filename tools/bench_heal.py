@@ -45,9 +45,9 @@ sys.path.insert(0, os.path.dirname(TOOLS))
 sys.path.insert(0, TOOLS)
 
 import bench_migrate  # noqa: E402
-import bench_profile  # noqa: E402
 import generate_deployment  # noqa: E402
 import make_nova_cell  # noqa: E402
+import profile_run  # noqa: E402
 import sqlalchemy as sa  # noqa: E402
 from flat_placement_rows import FlatRows, insert_flat_rows  # noqa: E402
 
@@ -174,7 +174,7 @@ def timed_run(argv: list[str], profile: str | None = None,
     (``profile``: a directory for the run's cProfile, ``NAME.prof``)."""
     out, err = io.StringIO(), io.StringIO()
     start, cpu = time.monotonic(), time.process_time()
-    with bench_profile.profiled(profile, name):
+    with profile_run.profiled(profile, name):
         code = manage.main(["placement", "heal_allocations", *argv], out=out, err=err)
     return (code, round(time.monotonic() - start, 2), round(time.process_time() - cpu, 2),
             (out.getvalue() + err.getvalue())[-300:])

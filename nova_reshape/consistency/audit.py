@@ -27,7 +27,6 @@ journaled (:mod:`.journaled_writes`).
 
 from __future__ import annotations
 
-import contextlib
 import enum
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -136,7 +135,7 @@ def delete_orphans(placement: Placement, findings: Sequence[Finding],
         chunk = findings[start:start + batch]
         try:
             writes.write([Touch(f.provider, f.consumer) for f in chunk],
-                         lambda requests, chunk=chunk: [remove_in(requests, f) for f in chunk])
+                         lambda requests, chunk=chunk: remove_all_in(requests, chunk))
         except errors.PlacementError:
             _one_by_one(lambda finding: _write_one(writes, finding), chunk, outcome, done)
             if outcome.stopped_at is not None:
@@ -177,16 +176,30 @@ def _write_one(writes: JournaledWrites, finding: Finding) -> str | None:
 
 def remove_in(requests: RequestWrites, finding: Finding) -> None:
     """:func:`remove_from_consumer`'s writes in a transaction of ``requests``."""
-    body = requests.allocations_of(finding.consumer)
-    if len(body["allocations"]) > 1:
-        held = {uuid: dict(entry["resources"]) for uuid, entry in body["allocations"].items()
-                if uuid != finding.provider}
-        requests.put_allocations([ConsumerAllocations(
-            finding.consumer, body["project_id"] or "", body["user_id"] or "", held,
-            consumer_generation=body["consumer_generation"])])
-        return
-    with contextlib.suppress(errors.NotFound):  # already gone counts as deleted, as in nova
-        requests.delete_allocations(finding.consumer)
+    remove_all_in(requests, [finding])
+
+
+def remove_all_in(requests: RequestWrites, findings: Sequence[Finding]) -> None:
+    """:func:`remove_from_consumer`'s writes of each finding, in order, in a transaction
+    of ``requests``: the consumers read once (and again after each rewrite), so each
+    finding sees what nova's ``GET`` would; the deletions made together at the end
+    (they bump no generation and only free capacity, which a rewrite without a
+    provider never needs)."""
+    bodies = requests.consumers([finding.consumer for finding in findings])
+    deleted = []
+    for finding in findings:
+        body = bodies.get(finding.consumer, {"allocations": {}})
+        if len(body["allocations"]) > 1:
+            held = {uuid: dict(entry["resources"]) for uuid, entry in body["allocations"].items()
+                    if uuid != finding.provider}
+            requests.put_allocations([ConsumerAllocations(
+                finding.consumer, body["project_id"] or "", body["user_id"] or "", held,
+                consumer_generation=body["consumer_generation"])])
+            bodies.update(requests.consumers([finding.consumer]))
+        else:  # already gone counts as deleted, as in nova
+            bodies.pop(finding.consumer, None)
+            deleted.append(finding.consumer)
+    requests.delete_all_allocations(deleted)
 
 
 def remove_from_consumer(placement: Placement, finding: Finding) -> str | None:

@@ -142,17 +142,15 @@ class JournaledWrites:
             for root, snapshot in before.items():  # the consumers that may leave the tree
                 known[root] = known[root] | frozenset(snapshot.allocations)
             result = body(writes)
-            recorded = {}
             afters = _snapshots(writes, writes.trees(list(nodes)), known)
-            for root, after in afters.items():
-                if root in entries:
-                    recorder.record_again(writes.connection, entries[root], after)
-                else:
-                    recorded[root] = recorder.record(
-                        writes.connection, after.providers[0]["name"], nodes[root].host,
-                        before[root], after)
-            return result, recorded, {root: frozenset(after.allocations)
-                                      for root, after in afters.items()}
+            new = [root for root in afters if root not in entries]
+            ids = recorder.record_all(
+                writes.connection,
+                [(afters[root].providers[0]["name"], nodes[root].host, before[root],
+                  afters[root]) for root in new],
+                {entries[root]: after for root, after in afters.items() if root in entries})
+            return result, dict(zip(new, ids, strict=True)), {
+                root: frozenset(after.allocations) for root, after in afters.items()}
 
         result, recorded, known_now = self.transport.write_requests(whole)
         self.entries.update(recorded)

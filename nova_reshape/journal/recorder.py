@@ -74,6 +74,15 @@ class Recorder:
         ``entry_id``), on that change's ``connection``: the entry takes ``after``."""
         store.update_node(connection, entry_id, after)
 
+    def record_all(self, connection: Connection,
+                   nodes: Sequence[tuple[str, str | None, Snapshot, Snapshot]],
+                   again: Mapping[int, Snapshot]) -> list[int]:
+        """:meth:`record` each ``(nodename, host, before, after)`` of ``nodes`` and
+        :meth:`record_again` each entry id -> after of ``again``, one statement each,
+        on the change's ``connection``; the new entries' ids, in order."""
+        store.update_nodes(connection, again)
+        return store.record_nodes(connection, self.run_id, nodes)
+
     def finish(self, status: store.RunStatus, counts: Mapping[str, int] | None = None) -> None:
         """Record how the run ended (``counts`` replace :attr:`counts` when given).
 

@@ -133,6 +133,35 @@ def record_node(connection: Connection, run_id: str, nodename: str, host: str | 
     ).inserted_primary_key[0]
 
 
+def record_nodes(connection: Connection, run_id: str,
+                 nodes: Sequence[tuple[str, str | None, Snapshot, Snapshot]]) -> list[int]:
+    """:func:`record_node` for each ``(nodename, host, before, after)``, in one insert;
+    the entries' ids, in that order."""
+    if not nodes:
+        return []
+    now = _now()
+    rows = [{"run_id": run_id, "nodename": nodename, "host": host, "root": before.root,
+             "before": json.dumps(before.to_dict(), separators=(",", ":")),
+             "after": json.dumps(after.to_dict(), separators=(",", ":")), "recorded_at": now}
+            for nodename, host, before, after in nodes]
+    return list(connection.execute(
+        schema.nodes.insert().returning(schema.nodes.c.id, sort_by_parameter_order=True),
+        rows).scalars())
+
+
+def update_nodes(connection: Connection, afters: Mapping[int, Snapshot]) -> None:
+    """:func:`update_node` for each entry id -> after, in one statement."""
+    if not afters:
+        return
+    nodes = schema.nodes
+    now = _now()
+    connection.execute(
+        nodes.update().where(nodes.c.id == sa.bindparam("entry_id"))
+        .values(after=sa.bindparam("new_after"), recorded_at=now),
+        [{"entry_id": entry_id, "new_after": json.dumps(after.to_dict(), separators=(",", ":"))}
+         for entry_id, after in afters.items()])
+
+
 def update_node(connection: Connection, entry_id: int, after: Snapshot) -> None:
     """A node its run already recorded (entry ``entry_id``) changed again, on
     ``connection`` inside that change's transaction: the entry keeps its "before"

@@ -65,6 +65,11 @@ class RequestWrites:
         """``DELETE /allocations/{consumer}`` (``errors.NotFound`` when it holds none)."""
         allocation_obj.delete_allocations_of(self.connection, consumer)
 
+    def delete_all_allocations(self, consumers: Sequence[str]) -> None:
+        """``DELETE /allocations/{consumer}`` of each of ``consumers`` (those holding
+        nothing are skipped, as a 404 would leave them), in two statements."""
+        allocation_obj.delete_allocations_of_many(self.connection, consumers)
+
     def add_aggregates(self, added: Mapping[str, Sequence[str]]) -> dict[str, list[str]]:
         """For each provider uuid, its aggregates ``added[uuid]`` one by one, as one ``PUT
         .../aggregates`` (1.19) each would add them: the provider's generation goes up
