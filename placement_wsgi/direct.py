@@ -40,8 +40,13 @@ from wsgi_intercept import requests_intercept
 from placement_wsgi import conf as placement_conf
 from placement_wsgi import deploy, errors
 from placement_wsgi.client import VERSION_HEADER, PlacementClient
-from placement_wsgi.db.database import Database, DatabaseOutOfSpace, DatabaseUnavailable
-from placement_wsgi.objects import provider_allocations, tree_change, tree_state
+from placement_wsgi.db.database import (
+    Database,
+    DatabaseOutOfSpace,
+    DatabaseUnavailable,
+    TransactionRetriesExhausted,
+)
+from placement_wsgi.objects import provider_allocations, request_writes, tree_change, tree_state
 
 T = TypeVar("T")
 
@@ -245,6 +250,35 @@ class PlacementDirect:
                 self.app.placement_app.database, changes,
                 incomplete_project=conf.incomplete_consumer_project_id,
                 incomplete_user=conf.incomplete_consumer_user_id, checks=checks)
+        except DatabaseUnavailable as error:  # as the app answers (503)
+            raise errors.ServiceUnavailable(errors.DATABASE_UNREACHABLE) from error
+        except DatabaseOutOfSpace as error:  # as the app answers (507)
+            raise errors.InsufficientStorage(str(error)) from error
+
+    def write_requests(self, body: Callable[[request_writes.RequestWrites], T]) -> T:
+        """``body(writes)`` in ONE write transaction: the API writes it makes through
+        ``writes`` (:class:`~placement_wsgi.objects.request_writes.RequestWrites`)
+        each as its request makes it, and whatever it writes on
+        ``writes.connection`` (the offline tools' journal), commit together or
+        not at all. ``body`` may be run again (a deadlock, a provider race), so
+        it keeps no state of its own. Errors as :meth:`apply_tree_change`. Only
+        while open.
+        """
+        if self.app is None:
+            raise RuntimeError("this PlacementDirect is not open")
+        conf = self.conf.placement
+
+        def run(connection: Any) -> T:
+            return body(request_writes.RequestWrites(
+                connection, incomplete_project=conf.incomplete_consumer_project_id,
+                incomplete_user=conf.incomplete_consumer_user_id))
+
+        try:
+            return self.app.placement_app.database.write(run)
+        except TransactionRetriesExhausted as error:
+            raise errors.ConcurrentUpdate(
+                "another process kept changing the same resource providers; try again."
+            ) from error
         except DatabaseUnavailable as error:  # as the app answers (503)
             raise errors.ServiceUnavailable(errors.DATABASE_UNREACHABLE) from error
         except DatabaseOutOfSpace as error:  # as the app answers (507)

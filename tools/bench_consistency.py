@@ -50,6 +50,7 @@ import bench_migrate  # noqa: E402
 import flat_placement_rows  # noqa: E402
 import generate_deployment  # noqa: E402
 import make_nova_cell  # noqa: E402
+import profile_run  # noqa: E402
 import sqlalchemy as sa  # noqa: E402
 
 from nova_reshape.cmd import consistency_check, manage  # noqa: E402
@@ -206,12 +207,15 @@ def databases(engine: str, server: str | None, directory: str) -> Iterator[list[
             server or bench_migrate.SERVERS[engine])) for _ in range(3)]
 
 
-def run(command: Command, placement_conf: str, nova_conf: str) -> dict[str, Any]:
-    """One command's figures; raises when its exit status is not the expected one."""
+def run(command: Command, placement_conf: str, nova_conf: str,
+        profile: str | None = None) -> dict[str, Any]:
+    """One command's figures; raises when its exit status is not the expected one.
+    ``profile``: a directory for its cProfile (``NAME.prof``)."""
     out, err = io.StringIO(), io.StringIO()
     start, cpu = time.monotonic(), time.process_time()
-    code = manage.main(["--config-file", placement_conf, "placement", command.action,
-                        "--nova-config", nova_conf, *command.args], out=out, err=err)
+    with profile_run.profiled(profile, command.name):
+        code = manage.main(["--config-file", placement_conf, "placement", command.action,
+                            "--nova-config", nova_conf, *command.args], out=out, err=err)
     wall, used = time.monotonic() - start, time.process_time() - cpu
     if code != command.expected:
         raise SystemExit(f"{command.name}: exit {code}, expected {command.expected}: "
@@ -256,6 +260,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--commands",
                         default=",".join(["preflight", *(c.name for c in COMMANDS)]),
                         help="comma-separated names of the runs to time, in order")
+    parser.add_argument("--profile", metavar="DIR",
+                        help="write each command's cProfile to DIR/NAME.prof")
     args = parser.parse_args(argv)
     shape = Shape(args.nodes, args.instances, args.aggregates, args.orphan_every,
                   args.missing_every)
@@ -278,9 +284,10 @@ def main(argv: list[str] | None = None) -> int:
                          f"[database]\nconnection = {cell}\n")
         if "preflight" in wanted:  # before the audit deletes the orphans
             report.update(preflight(placement_conf, nova_conf, shape))
+        report["load_average"] = round(os.getloadavg()[0], 1)
         for command in COMMANDS:
             if command.name in wanted:
-                report.update(run(command, placement_conf, nova_conf))
+                report.update(run(command, placement_conf, nova_conf, args.profile))
     print(json.dumps(report, indent=2))
     return 0
 

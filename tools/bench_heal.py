@@ -47,6 +47,7 @@ sys.path.insert(0, TOOLS)
 import bench_migrate  # noqa: E402
 import generate_deployment  # noqa: E402
 import make_nova_cell  # noqa: E402
+import profile_run  # noqa: E402
 import sqlalchemy as sa  # noqa: E402
 from flat_placement_rows import FlatRows, insert_flat_rows  # noqa: E402
 
@@ -167,11 +168,14 @@ def databases(engine: str, server: str | None, directory: str) -> Iterator[list[
         yield [stack.enter_context(bench_migrate.throwaway_database(base)) for _ in range(3)]
 
 
-def timed_run(argv: list[str]) -> tuple[int, float, float, str]:
-    """Exit status, wall and CPU seconds of this process, and the output's end."""
+def timed_run(argv: list[str], profile: str | None = None,
+              name: str = "heal") -> tuple[int, float, float, str]:
+    """Exit status, wall and CPU seconds of this process, and the output's end
+    (``profile``: a directory for the run's cProfile, ``NAME.prof``)."""
     out, err = io.StringIO(), io.StringIO()
     start, cpu = time.monotonic(), time.process_time()
-    code = manage.main(["placement", "heal_allocations", *argv], out=out, err=err)
+    with profile_run.profiled(profile, name):
+        code = manage.main(["placement", "heal_allocations", *argv], out=out, err=err)
     return (code, round(time.monotonic() - start, 2), round(time.process_time() - cpu, 2),
             (out.getvalue() + err.getvalue())[-300:])
 
@@ -190,9 +194,10 @@ def bench(args: argparse.Namespace, directory: str) -> dict[str, Any]:
             handle.write(f"[placement_database]\nconnection = {placement}\n")
         argv = ["--nova-api-database", api, "--config-file", conf, "--skip-port-allocations"]
         load = os.getloadavg()[0]
-        dry_code, dry_seconds, dry_cpu, _ = timed_run([*argv, "--dry-run"])
-        code, seconds, cpu, tail = timed_run(argv)
-        again_code, again_seconds, again_cpu, _ = timed_run(argv)
+        profile = getattr(args, "profile", None)
+        dry_code, dry_seconds, dry_cpu, _ = timed_run([*argv, "--dry-run"], profile, "dry_run")
+        code, seconds, cpu, tail = timed_run(argv, profile, "heal")
+        again_code, again_seconds, again_cpu, _ = timed_run(argv, profile, "second_run")
     wrong_owner = sum(1 for i in range(47, args.instances + 1, 47) if i % args.missing_every)
     return {"engine": args.engine, "nodes": args.nodes, "instances": args.instances,
             "missing": missing, "wrong_owner": wrong_owner, "seed_seconds": round(seeded, 1),
@@ -229,6 +234,8 @@ def main(argv: list[str] | None = None) -> int:
     add_scale_arguments(parser)
     parser.add_argument("--missing-every", type=int, default=10,
                         help="every N-th instance has no allocations (default 10)")
+    parser.add_argument("--profile", metavar="DIR",
+                        help="write each run's cProfile to DIR/NAME.prof")
     args = parser.parse_args(argv)
     report = printed(bench, args, "bench-heal-")
     ok = (report["heal_exit"] == 0 and report["second_run_exit"] == 4

@@ -28,13 +28,17 @@ import argparse
 from collections.abc import Sequence
 from typing import Any, TextIO
 
-from nova_reshape.cmd import cloud_inputs
+from nova_reshape.cmd import cloud_inputs, consistency_journal
 from nova_reshape.cmd.refusal import PROGRAM, ExitClass, Refusal
 from nova_reshape.consistency import audit, placement_reads
+from nova_reshape.consistency.journaled_writes import JournaledWrites
 from nova_reshape.consistency.nova_side import NovaHolders
+from nova_reshape.journal import RunStatus
 from nova_reshape.novadb.holders import read_holders_on
 from nova_reshape.progress import progress_callback
 
+#: The command's name in the journal.
+COMMAND = "audit"
 #: nova's exit status for a ``--resource_provider`` that names no provider.
 EXIT_UNKNOWN_PROVIDER = 127
 
@@ -62,19 +66,27 @@ def run(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     if not nova.complete:
         err.write(f"{PROGRAM}: warning: not every cell is read (--cell): only providers "
                   "under the compute nodes of the cells read are audited\n")
-    with prepared.placement() as placement:
+    inputs = {"delete": True, "resource_provider": args.provider_uuid,
+              "cells": list(prepared.inputs.cells)}
+    with prepared.placement() as placement, consistency_journal.journaled_writes(
+            placement, COMMAND, getattr(args, "argv", ()), inputs) as writes:
         try:
-            outcome = _audit(placement, nova, args, out, err)
+            outcome = _audit(placement, nova, args, out, err, writes)
         except placement_reads.PlacementReadError as error:
             raise Refusal(ExitClass.FAILED, f"Placement: {error}") from error
+        if outcome is not None:
+            consistency_journal.finish(
+                writes, RunStatus.FAILED if outcome.failed else RunStatus.OK,
+                {"deleted": len(outcome.deleted), "failed": len(outcome.failed)}, err)
     if outcome is None:
         return EXIT_UNKNOWN_PROVIDER
     write_outcome(outcome, args.verbose, out, err)
+    consistency_journal.revertable(writes, out)
     return int(outcome.status)
 
 
 def _audit(placement: Any, nova: NovaHolders, args: argparse.Namespace, out: TextIO,
-           err: TextIO) -> audit.AuditOutcome | None:
+           err: TextIO, writes: JournaledWrites | None) -> audit.AuditOutcome | None:
     providers = placement_reads.list_providers(placement, args.provider_uuid)
     if args.provider_uuid is not None and not providers:
         err.write(f"{PROGRAM}: resource provider {args.provider_uuid} does not exist\n")
@@ -94,7 +106,7 @@ def _audit(placement: Any, nova: NovaHolders, args: argparse.Namespace, out: Tex
     def done(finding: audit.Finding, error: str | None) -> None:
         if args.verbose and error is None:
             out.write(f"deleted: {describe(finding)}\n")
-    return audit.delete_orphans(placement, findings, done)
+    return audit.delete_orphans(placement, findings, done, writes)
 
 
 def describe(finding: audit.Finding) -> str:

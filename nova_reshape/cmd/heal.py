@@ -27,17 +27,19 @@ from __future__ import annotations
 
 import argparse
 import dataclasses
+from collections.abc import Sequence
 from typing import Any, TextIO
 
 import requests
 import sqlalchemy as sa
 
-from nova_reshape.cmd import nova_cells
+from nova_reshape.cmd import consistency_journal, nova_cells
 from nova_reshape.cmd.placement_access import placement_opener
 from nova_reshape.cmd.refusal import PROGRAM, ExitClass, Refusal, database_refusal
 from nova_reshape.cmd.request import NOVA_CONFIG_HELP, PlacementAccess, add_placement_arguments
 from nova_reshape.consistency import heal as healing
 from nova_reshape.consistency.placement_reads import PlacementReadError
+from nova_reshape.journal import RunStatus
 from nova_reshape.nova.cell import CellMapping
 from nova_reshape.nova.conf.per_host import NovaConfigPaths
 from nova_reshape.novadb import api, cells
@@ -46,6 +48,12 @@ from nova_reshape.progress import progress_callback
 from placement_wsgi.gc_pause import paused_collection
 
 Outcome = healing.Outcome
+
+#: The command's name in the journal.
+COMMAND = "heal_allocations"
+#: The journaled run's status by outcome (others: ``ok``).
+RUN_STATUS = {Outcome.REFUSED: RunStatus.FAILED, Outcome.NO_NODE: RunStatus.REFUSED,
+              Outcome.UNSUPPORTED: RunStatus.REFUSED}
 
 PORTS_NOTE = (f"{PROGRAM}: note: port (Neutron) resource requests are not healed offline "
               "(Neutron is not read); run nova-manage placement heal_allocations once "
@@ -114,7 +122,7 @@ def add_parser(actions: Any) -> None:
                         ": the database connections")
     add_placement_arguments(parser)
     parser.set_defaults(run=lambda args, out, err: heal_allocations(
-        HealRequest.from_args(args), out, err))
+        HealRequest.from_args(args), out, err, getattr(args, "argv", ())))
 
 
 def _bad(message: str) -> Refusal:
@@ -179,7 +187,8 @@ def read_cells(request: HealRequest) -> list[cells.CellRead]:
         raise refusal from error
 
 
-def heal_allocations(request: HealRequest, out: TextIO, err: TextIO) -> int:
+def heal_allocations(request: HealRequest, out: TextIO, err: TextIO,
+                     argv: Sequence[str] = ()) -> int:
     """The command; its exit status (refusals and early stops raised)."""
     options = options_of(request)
     try:
@@ -194,10 +203,15 @@ def heal_allocations(request: HealRequest, out: TextIO, err: TextIO) -> int:
     # Hundreds of thousands of records, none cyclic: the collector's full passes
     # over them would cost more than the work (placement_wsgi/gc_pause.py).
     try:
-        with paused_collection(), opener() as placement:
+        with paused_collection(), opener() as placement, \
+                consistency_journal.journaled_writes(
+                    placement, COMMAND, argv, dataclasses.asdict(options)) as writes:
             read = read_cells(request)
             result = healing.heal(read, placement, options, done=None if bar is None else (
-                lambda count, total: bar("healed", count, total)))
+                lambda count, total: bar("healed", count, total)),
+                writes=None if options.dry_run else writes)
+            consistency_journal.finish(writes, RUN_STATUS.get(result.outcome, RunStatus.OK),
+                                       {"healed": result.written}, err)
     except (PlacementReadError, requests.RequestException, sa.exc.SQLAlchemyError) as error:
         raise Refusal(ExitClass.FAILED, f"Placement: {' '.join(str(error).split())[:300]}",
                       status=Outcome.REFUSED) from error
@@ -205,6 +219,7 @@ def heal_allocations(request: HealRequest, out: TextIO, err: TextIO) -> int:
         if bar is not None:
             bar.close()
     _report(request, result, out)
+    consistency_journal.revertable(writes, out)
     if result.message and result.outcome not in (Outcome.HEALED, Outcome.NOTHING):
         raise Refusal(ExitClass.REFUSED, result.message, status=result.outcome)
     return int(result.outcome)

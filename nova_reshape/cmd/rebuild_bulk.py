@@ -95,7 +95,7 @@ def journal_hook(run: journal.Recorder, finals: Sequence[rebuilt_trees.FinalTree
             final = names[state.root]
             changes.append(journal.Change(final.nodename, final.host,
                                           journal.absent(state.root), journal.of_state(state)))
-        run.record_many(connection, changes)
+        run.record_all(connection, changes)
         run.counts["created"] += len(changes)
 
     return record

@@ -29,10 +29,18 @@ from __future__ import annotations
 import argparse
 from typing import Any, TextIO
 
-from nova_reshape.cmd import cloud_inputs
+from nova_reshape.cmd import cloud_inputs, consistency_journal
 from nova_reshape.cmd.refusal import PROGRAM
 from nova_reshape.consistency import aggregates
+from nova_reshape.journal import RunStatus
 from nova_reshape.novadb.holders import read_nodes_on
+
+#: The command's name in the journal.
+COMMAND = "sync_aggregates"
+#: The journaled run's status by outcome (others: ``refused``, hosts left out).
+RUN_STATUS = {aggregates.SyncStatus.OK: RunStatus.OK,
+              aggregates.SyncStatus.READ_FAILED: RunStatus.FAILED,
+              aggregates.SyncStatus.WRITE_FAILED: RunStatus.FAILED}
 
 
 def add_parser(actions: Any) -> argparse.ArgumentParser:
@@ -59,9 +67,14 @@ def run(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         if args.verbose:
             out.write(f"added: host {added.host} (provider {added.provider}) to aggregate "
                       f"{added.aggregate_name} ({added.aggregate})\n")
-    with prepared.placement() as placement:
-        outcome = aggregates.apply_plan(placement, plan, done)
+    with prepared.placement() as placement, consistency_journal.journaled_writes(
+            placement, COMMAND, getattr(args, "argv", ()),
+            {"cells": list(prepared.inputs.cells)}) as writes:
+        outcome = aggregates.apply_plan(placement, plan, done, writes)
+        consistency_journal.finish(writes, RUN_STATUS.get(outcome.status, RunStatus.REFUSED),
+                                   {"added": len(outcome.added)}, err)
     write_outcome(outcome, out, err)
+    consistency_journal.revertable(writes, out)
     return int(outcome.status)
 
 

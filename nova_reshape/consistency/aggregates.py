@@ -20,7 +20,9 @@ asks Placement once per aggregate which providers are already members
 then adds each missing membership with nova's own requests: the provider's
 aggregates and generation (``GET .../aggregates`` at 1.19), then one
 ``PUT .../aggregates`` per aggregate added, so generations end as nova
-leaves them.
+leaves them. In-process on the database the same rows are written set-based,
+a batch of providers per transaction, each node journaled
+(:mod:`.journaled_writes`).
 """
 
 from __future__ import annotations
@@ -31,12 +33,16 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import NamedTuple
 
+from nova_reshape.consistency.journaled_writes import JournaledWrites, Touch
 from nova_reshape.nova.aggregate import Aggregate
 from nova_reshape.novadb.holders import NodeRow
 from nova_reshape.transport.base import Placement
+from placement_wsgi import errors
 
 #: The microversion of nova's provider aggregate reads and writes (with generations).
 AGGREGATES_VERSION = "1.19"
+#: Providers per transaction in-process.
+BATCH = 500
 
 
 class SyncStatus(enum.IntEnum):
@@ -142,8 +148,10 @@ def _unplaced(plan: SyncPlan, host: str, cell: str | None,
 Done = Callable[[Membership], None]
 
 
-def apply_plan(placement: Placement, plan: SyncPlan, done: Done | None = None) -> SyncOutcome:
-    """Add every membership of ``plan`` Placement lacks (see the module)."""
+def apply_plan(placement: Placement, plan: SyncPlan, done: Done | None = None,
+               writes: JournaledWrites | None = None, batch: int = BATCH) -> SyncOutcome:
+    """Add every membership of ``plan`` Placement lacks (see the module); ``writes``
+    (in-process on the database): ``batch`` providers per transaction, journaled."""
     outcome = SyncOutcome(plan=plan)
     missing = _missing(placement, plan.memberships, outcome)
     if outcome.stopped:
@@ -151,10 +159,53 @@ def apply_plan(placement: Placement, plan: SyncPlan, done: Done | None = None) -
     by_provider: dict[str, list[Membership]] = defaultdict(list)
     for membership in missing:
         by_provider[membership.provider].append(membership)
+    if writes is not None:
+        _add_in_batches(writes, list(by_provider.items()), outcome, done, batch)
+        return outcome
     for provider, memberships in by_provider.items():
         if not _add(placement, provider, memberships, outcome, done):
             break
     return outcome
+
+
+def _add_in_batches(writes: JournaledWrites,
+                    providers: Sequence[tuple[str, Sequence[Membership]]],
+                    outcome: SyncOutcome, done: Done | None, batch: int) -> None:
+    """:func:`_add`'s writes, ``batch`` providers per transaction; a batch Placement
+    refuses is done again one provider per transaction, up to the refused one."""
+    for start in range(0, len(providers), batch):
+        chunk = providers[start:start + batch]
+        try:
+            _add_many(writes, chunk, outcome, done)
+        except errors.PlacementError:
+            for one in chunk:
+                try:
+                    _add_many(writes, [one], outcome, done)
+                except errors.PlacementError as error:
+                    provider, memberships = one
+                    outcome.stopped = (SyncStatus.WRITE_FAILED, (
+                        f"failed adding host {memberships[0].host} (provider {provider}) to "
+                        f"its aggregates: HTTP {error.status}: {' '.join(str(error).split())}"))
+                    return
+
+
+def _add_many(writes: JournaledWrites, chunk: Sequence[tuple[str, Sequence[Membership]]],
+              outcome: SyncOutcome, done: Done | None) -> None:
+    """One transaction: each provider of ``chunk`` added to its aggregates as nova's
+    PUTs add them (:meth:`RequestWrites.add_aggregates`)."""
+    wanted = {provider: [m.aggregate for m in memberships] for provider, memberships in chunk}
+    got = writes.write([Touch(provider, None, memberships[0].host)
+                        for provider, memberships in chunk],
+                       lambda requests: requests.add_aggregates(wanted))
+    for provider, memberships in chunk:
+        if provider not in got:
+            outcome.no_provider[memberships[0].host] = provider
+            continue
+        for membership in memberships:
+            if membership.aggregate in got[provider]:
+                outcome.added.append(membership)
+                if done:
+                    done(membership)
 
 
 def _missing(placement: Placement, memberships: Sequence[Membership],

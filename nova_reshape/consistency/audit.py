@@ -20,7 +20,9 @@ the rows (generations included) come out as nova leaves them: a consumer
 with allocations on other providers too is rewritten without this one
 (``GET`` then ``PUT /allocations/{consumer}`` at 1.28), else its
 allocations are deleted (``DELETE /allocations/{consumer}``). After a
-provider where a deletion failed it stops, as nova does.
+provider where a deletion failed it stops, as nova does. In-process on the
+database the same writes go a batch of findings per transaction, each node
+journaled (:mod:`.journaled_writes`).
 """
 
 from __future__ import annotations
@@ -32,9 +34,13 @@ from typing import NamedTuple
 
 import os_resource_classes as orc
 
+from nova_reshape.consistency.journaled_writes import JournaledWrites, Touch
 from nova_reshape.consistency.nova_side import NovaHolders
 from nova_reshape.consistency.placement_reads import ProviderAllocations
 from nova_reshape.transport.base import Placement
+from placement_wsgi import errors
+from placement_wsgi.objects.allocation import ConsumerAllocations
+from placement_wsgi.objects.request_writes import RequestWrites
 
 #: The classes that make an allocation nova's (any one of them is enough).
 AUDITED_CLASSES = frozenset({
@@ -43,6 +49,8 @@ AUDITED_CLASSES = frozenset({
 
 #: The microversion of nova's consumer reads and rewrites.
 CONSUMER_VERSION = "1.28"
+#: Findings per transaction in-process.
+BATCH = 200
 
 
 class Finding(NamedTuple):
@@ -108,14 +116,46 @@ def find_orphans(reads: Iterable[ProviderAllocations], nova: NovaHolders) -> lis
 
 
 def delete_orphans(placement: Placement, findings: Sequence[Finding],
-                   done: Callable[[Finding, str | None], None] | None = None) -> AuditOutcome:
+                   done: Callable[[Finding, str | None], None] | None = None,
+                   writes: JournaledWrites | None = None, batch: int = BATCH) -> AuditOutcome:
     """Delete ``findings`` (in order) as nova does (see the module); ``done(finding,
-    error)`` is called after each. Stops after the first provider with a failure."""
+    error)`` is called after each. Stops after the first provider with a failure.
+
+    ``writes`` (in-process on the database): the same writes, ``batch`` findings
+    per transaction, each node journaled (:mod:`.journaled_writes`); a batch
+    Placement refuses is rolled back and done again one finding per transaction,
+    so exactly what nova's one-by-one run writes is written.
+    """
     outcome = AuditOutcome(findings=list(findings), delete=True)
+    if writes is None:
+        _one_by_one(lambda finding: remove_from_consumer(placement, finding), findings,
+                    outcome, done)
+        return outcome
+    for start in range(0, len(findings), batch):
+        chunk = findings[start:start + batch]
+        try:
+            writes.write([Touch(f.provider, f.consumer) for f in chunk],
+                         lambda requests, chunk=chunk: remove_all_in(requests, chunk))
+        except errors.PlacementError:
+            _one_by_one(lambda finding: _write_one(writes, finding), chunk, outcome, done)
+            if outcome.stopped_at is not None:
+                return outcome
+            continue
+        for finding in chunk:
+            outcome.deleted.append(finding)
+            if done:
+                done(finding, None)
+    return outcome
+
+
+def _one_by_one(remove: Callable[[Finding], str | None], findings: Sequence[Finding],
+                outcome: AuditOutcome,
+                done: Callable[[Finding, str | None], None] | None) -> None:
+    """Each finding removed on its own, stopping after the provider of a failure."""
     for finding in findings:
         if outcome.stopped_at is not None and finding.provider != outcome.stopped_at:
             break
-        error = remove_from_consumer(placement, finding)
+        error = remove(finding)
         if error is None:
             outcome.deleted.append(finding)
         else:
@@ -123,7 +163,43 @@ def delete_orphans(placement: Placement, findings: Sequence[Finding],
             outcome.stopped_at = finding.provider
         if done:
             done(finding, error)
-    return outcome
+
+
+def _write_one(writes: JournaledWrites, finding: Finding) -> str | None:
+    try:
+        writes.write([Touch(finding.provider, finding.consumer)],
+                     lambda requests: remove_in(requests, finding))
+    except errors.PlacementError as error:
+        return f"HTTP {error.status}: {' '.join(str(error).split())}"
+    return None
+
+
+def remove_in(requests: RequestWrites, finding: Finding) -> None:
+    """:func:`remove_from_consumer`'s writes in a transaction of ``requests``."""
+    remove_all_in(requests, [finding])
+
+
+def remove_all_in(requests: RequestWrites, findings: Sequence[Finding]) -> None:
+    """:func:`remove_from_consumer`'s writes of each finding, in order, in a transaction
+    of ``requests``: the consumers read once (and again after each rewrite), so each
+    finding sees what nova's ``GET`` would; the deletions made together at the end
+    (they bump no generation and only free capacity, which a rewrite without a
+    provider never needs)."""
+    bodies = requests.consumers([finding.consumer for finding in findings])
+    deleted = []
+    for finding in findings:
+        body = bodies.get(finding.consumer, {"allocations": {}})
+        if len(body["allocations"]) > 1:
+            held = {uuid: dict(entry["resources"]) for uuid, entry in body["allocations"].items()
+                    if uuid != finding.provider}
+            requests.put_allocations([ConsumerAllocations(
+                finding.consumer, body["project_id"] or "", body["user_id"] or "", held,
+                consumer_generation=body["consumer_generation"])])
+            bodies.update(requests.consumers([finding.consumer]))
+        else:  # already gone counts as deleted, as in nova
+            bodies.pop(finding.consumer, None)
+            deleted.append(finding.consumer)
+    requests.delete_all_allocations(deleted)
 
 
 def remove_from_consumer(placement: Placement, finding: Finding) -> str | None:

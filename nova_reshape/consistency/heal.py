@@ -41,6 +41,7 @@ from collections.abc import Callable, Mapping, Sequence
 from typing import Any, Protocol
 
 from nova_reshape.consistency import nested, placement_io
+from nova_reshape.consistency.journaled_writes import JournaledWrites, Touch
 from nova_reshape.consistency.resources import (
     FlavorError,
     Unhealable,
@@ -93,6 +94,7 @@ class Heal:
     cell: str
     change: Change
     body: Mapping[str, Any]
+    host: str | None = None
 
     def line(self, dry_run: bool) -> str:
         verb = "would be" if dry_run else "to be"
@@ -220,7 +222,7 @@ class _Planner:
         if change is None or body is None:
             self.note(f"allocations of instance {instance.uuid} are up to date")
             return None
-        return Heal(instance.uuid, read.cell.label, change, body)
+        return Heal(instance.uuid, read.cell.label, change, body, instance.host)
 
     def _check_supported(self, instance: InstanceRecord) -> None:
         kind = unhealable(instance)
@@ -280,21 +282,37 @@ class Result:
 
 
 def heal(cells: Sequence[CellRead], placement: Any, options: Options,
-         done: Callable[[int, int], None] | None = None) -> Result:
+         done: Callable[[int, int], None] | None = None,
+         writes: JournaledWrites | None = None) -> Result:
     """Decide, then (unless ``dry_run``) write in order; a write Placement refuses
-    ends the run there with exit 3, the instances before it written."""
+    ends the run there with exit 3, the instances before it written. ``writes``
+    (in-process on the database): the writes go through it, each node journaled."""
     state = placement_io.PlacementState(placement, trees=options.heal_nested)
     decided = plan(cells, state, options)
     stop_line = decided.stop.message if decided.stop else None
     if options.dry_run or not decided.heals:
         return Result(decided.outcome, decided, 0, stop_line)
-    written = placement_io.write(placement, [(h.instance, h.body) for h in decided.heals],
-                                 done)
+    if writes is not None:
+        written = placement_io.write_journaled(
+            writes, [(h.instance, h.body, touches(h, state)) for h in decided.heals], done)
+    else:
+        written = placement_io.write(placement, [(h.instance, h.body) for h in decided.heals],
+                                     done)
     if written.refused is not None:
         consumer, reason = written.refused
         return Result(Outcome.REFUSED, decided, written.count,
                       f"allocations of instance {consumer} could not be written: {reason}")
     return Result(decided.outcome, decided, written.count, stop_line)
+
+
+def touches(heal_of: Heal, state: Allocations) -> list[Touch]:
+    """The trees a heal writes in: those of the providers it writes (on the instance's
+    host) and of those the consumer held before."""
+    written = list(heal_of.body["allocations"])
+    held = [provider for provider in state.allocations_of(heal_of.instance)["allocations"]
+            if provider not in written]
+    return ([Touch(provider, heal_of.instance, heal_of.host) for provider in written]
+            + [Touch(provider, heal_of.instance) for provider in held])
 
 
 class Problem(enum.StrEnum):

@@ -15,7 +15,9 @@ Writes. Heals are sent :data:`BATCH` consumers at a time in one
 microversion: the consumer type is left unset, as nova leaves it); a
 batch Placement refuses is sent again one ``PUT`` per instance, in order,
 so exactly the instances before the refused one are written, as nova's
-one-by-one run leaves it.
+one-by-one run leaves it. In-process on the database
+(:func:`write_journaled`) the same batches are written, each in one
+transaction with the nodes it touches journaled.
 """
 
 from __future__ import annotations
@@ -24,10 +26,13 @@ import dataclasses
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from typing import Any
 
+from nova_reshape.consistency.journaled_writes import JournaledWrites, Touch
 from nova_reshape.consistency.nested import TreeView
 from nova_reshape.consistency.placement_reads import PlacementReadError, error_line
 from nova_reshape.transport.base import Placement
 from nova_reshape.transport.direct import on_database
+from placement_wsgi import errors
+from placement_wsgi.objects.allocation import ConsumerAllocations
 
 #: nova's microversion for reading and writing a consumer's allocations.
 CONSUMER_VERSION = "1.28"
@@ -157,6 +162,43 @@ def write(placement: Placement, bodies: Sequence[tuple[str, Mapping[str, Any]]],
         if done:
             done(count, len(bodies))
     return Written(count)
+
+
+def write_journaled(writes: JournaledWrites,
+                    bodies: Sequence[tuple[str, Mapping[str, Any], Sequence[Touch]]],
+                    done: Callable[[int, int], None] | None = None,
+                    batch: int = BATCH) -> Written:
+    """:func:`write` in-process: each ``(consumer, body, touches)`` written as its
+    ``POST /allocations`` batch or ``PUT`` writes it, a batch per transaction with
+    the nodes of ``touches`` journaled in it (:mod:`.journaled_writes`); a batch
+    Placement refuses is rolled back and written again one consumer per
+    transaction, in order, up to the refused one."""
+    count = 0
+    for chunk in _batches(bodies, batch):
+        try:
+            writes.write([touch for _, _, touches in chunk for touch in touches],
+                         lambda requests, chunk=chunk: requests.put_allocations(
+                             [consumer_request(consumer, body) for consumer, body, _ in chunk]))
+            count += len(chunk)
+        except errors.PlacementError:
+            for consumer, body, touches in chunk:
+                try:
+                    writes.write(touches, lambda requests, consumer=consumer, body=body:
+                                 requests.put_allocations([consumer_request(consumer, body)]))
+                except errors.PlacementError as error:
+                    return Written(count, (consumer, f"Placement refused: HTTP {error.status}: "
+                                                     f"{' '.join(str(error).split())}"))
+                count += 1
+        if done:
+            done(count, len(bodies))
+    return Written(count)
+
+
+def consumer_request(consumer: str, body: Mapping[str, Any]) -> ConsumerAllocations:
+    """A ``PUT /allocations/{consumer}`` body at 1.28 as the write it asks for."""
+    return ConsumerAllocations(consumer, body.get("project_id") or "",
+                               body.get("user_id") or "", resources_of(body),
+                               consumer_generation=body.get("consumer_generation"))
 
 
 def allocation_body(allocations: Mapping[str, Mapping[str, int]], project_id: str | None,

@@ -8,6 +8,13 @@ when it started (:func:`custom_names`). Reverting it deletes the custom
 names created since that nothing uses any more, by Placement's own delete
 rules (a name still carried by a provider, or held by an inventory, is
 kept), so a full revert leaves the trait and class tables as they were.
+
+Aggregates likewise: a write adding a provider to an aggregate Placement
+did not know creates the aggregate's row (as ``PUT .../aggregates`` does),
+which Placement never deletes. The aggregates existing when a run starts
+are kept with the custom names; reverting it deletes the aggregates created
+since that no provider is in, so the aggregate table is as it was too.
+(Runs recorded before aggregates were kept forget none.)
 """
 
 from __future__ import annotations
@@ -20,20 +27,24 @@ from sqlalchemy.engine import Connection
 from placement_wsgi import errors
 from placement_wsgi.db import tables
 from placement_wsgi.db.database import Database
+from placement_wsgi.objects import aggregate as aggregate_obj
 from placement_wsgi.objects import resource_class as rc_obj
 from placement_wsgi.objects import trait as trait_obj
 
 #: The run input holding the custom names that existed when it started.
 INPUT_KEY = "custom_names_before"
-TRAITS, CLASSES = "traits", "resource_classes"
+TRAITS, CLASSES, AGGREGATES = "traits", "resource_classes", "aggregates"
 
 
 def custom_names(connection: Connection) -> dict[str, list[str]]:
-    """The custom traits and resource classes in the database now (sorted)."""
+    """The custom traits and resource classes, and the aggregates, in the database now
+    (sorted)."""
     found = {}
     for key, table in ((TRAITS, tables.traits), (CLASSES, tables.resource_classes)):
         found[key] = sorted(connection.execute(sa.select(table.c.name).where(
             table.c.name.like(f"{trait_obj.CUSTOM_PREFIX}%"))).scalars())
+    aggregates = tables.placement_aggregates
+    found[AGGREGATES] = sorted(connection.execute(sa.select(aggregates.c.uuid)).scalars())
     return found
 
 
@@ -48,9 +59,9 @@ def new_names(now: Mapping[str, list[str]], before: Mapping[str, list[str]] | No
     """The custom names of ``now`` that ``before`` did not list (none without ``before``:
     a run that did not record its names has none to forget)."""
     if before is None:
-        return {TRAITS: [], CLASSES: []}
+        return {TRAITS: [], CLASSES: [], AGGREGATES: []}
     return {key: [name for name in now.get(key, []) if name not in set(before.get(key, []))]
-            for key in (TRAITS, CLASSES)}
+            if key in before else [] for key in (TRAITS, CLASSES, AGGREGATES)}
 
 
 def forget_unused(database: Database, before: Mapping[str, list[str]] | None, *,
@@ -69,4 +80,8 @@ def forget_unused(database: Database, before: Mapping[str, list[str]] | None, *,
                 except (errors.Conflict, errors.NotFound):
                     continue  # in use (kept), or gone meanwhile
             done.append(f"{kind} {name}")
+    if created[AGGREGATES]:
+        unused = (created[AGGREGATES] if dry_run else
+                  database.write(aggregate_obj.delete_unused, created[AGGREGATES]))
+        done += [f"aggregate {uuid}" for uuid in unused]
     return done

@@ -61,9 +61,12 @@ def _consumers(before: Snapshot, current: Snapshot) -> list[ConsumerAllocations]
         if (was["allocations"], was["project_id"], was["user_id"]) == (
                 now["allocations"], now["project_id"], now["user_id"]):
             continue
+        # Taken back from every provider (it held nothing before): the owner is
+        # the current one, so that no owner the write does not need is created.
+        owner = was if was["allocations"] else now
         moved.append(ConsumerAllocations(
-            consumer_uuid=consumer, project_id=was["project_id"] or "",
-            user_id=was["user_id"] or "",
+            consumer_uuid=consumer, project_id=owner["project_id"] or "",
+            user_id=owner["user_id"] or "",
             allocations={rp: dict(amounts) for rp, amounts in sorted(was["allocations"].items())},
             consumer_generation=now["consumer_generation"]))
     return moved

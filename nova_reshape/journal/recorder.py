@@ -64,13 +64,23 @@ class Recorder:
         self.finished = False
 
     def record(self, connection: Connection, nodename: str, host: str | None,
-               before: Snapshot, after: Snapshot) -> None:
-        """Journal one node's change on ``connection``, in the change's transaction."""
-        store.record_node(connection, self.run_id, nodename, host, before, after)
+               before: Snapshot, after: Snapshot) -> int:
+        """Journal one node's change on ``connection``, in the change's transaction;
+        the entry's id (for :meth:`record_again`)."""
+        return store.record_node(connection, self.run_id, nodename, host, before, after)
 
-    def record_many(self, connection: Connection, changes: Sequence[store.Change]) -> None:
-        """Journal several nodes' changes on ``connection``, in their transaction."""
-        store.record_nodes(connection, self.run_id, changes)
+    def record_again(self, connection: Connection, entry_id: int, after: Snapshot) -> None:
+        """Journal a further change of a node this run already recorded (entry
+        ``entry_id``), on that change's ``connection``: the entry takes ``after``."""
+        store.update_node(connection, entry_id, after)
+
+    def record_all(self, connection: Connection, nodes: Sequence[store.Change],
+                   again: Mapping[int, Snapshot] | None = None) -> list[int]:
+        """:meth:`record` each change of ``nodes`` and :meth:`record_again` each entry
+        id -> after of ``again``, one statement each, on the change's ``connection``
+        (in its transaction); the new entries' ids, in order."""
+        store.update_nodes(connection, again or {})
+        return store.record_nodes(connection, self.run_id, nodes)
 
     def finish(self, status: store.RunStatus, counts: Mapping[str, int] | None = None) -> None:
         """Record how the run ended (``counts`` replace :attr:`counts` when given).

@@ -40,8 +40,9 @@ from nova_reshape.journal.snapshot import Snapshot, differences, of_state
 from placement_wsgi import errors
 from placement_wsgi.db.database import Database
 from placement_wsgi.direct import PlacementDirect
+from placement_wsgi.objects.allocation import consumer_views
 from placement_wsgi.objects.tree_change import TreeCheck
-from placement_wsgi.objects.tree_state import DEFAULT_BATCH_SIZE, TreeState
+from placement_wsgi.objects.tree_state import DEFAULT_BATCH_SIZE, TreeState, consumer_body
 
 #: Phrases of what changed named in a refusal's line before "and N more".
 SHOWN_DIFFERENCES = 3
@@ -122,10 +123,16 @@ class Reverter:
         results: list[NodeRevert] = []
         for batch in self.batches(keys):
             now = self.read_now(batch)
+            written: set[str] = set()  # consumers this batch's reverts wrote so far
             for entry in batch:
                 if self.stop():
                     return results
-                results.append(self.node(entry, now.get(entry.root)))
+                if _known(entry) & written:  # a consumer in two nodes: read again
+                    now.pop(entry.root, None)
+                    now.update(self.read_now([entry]))
+                result = self.node(entry, now.get(entry.root))
+                written.update(result.changes.get("allocations", {}))
+                results.append(result)
                 self.progress("revert", len(results), len(keys))
         return results
 
@@ -134,9 +141,15 @@ class Reverter:
         return store.entries_of(self.direct.database.engine, keys, self.batch_size)
 
     def read_now(self, batch: Sequence[store.NodeEntry]) -> dict[str, Snapshot]:
-        """root -> the node as Placement holds it now (absent: the root is gone)."""
-        return {state.root: of_state(state)
-                for state in self.direct.read_trees([e.root for e in batch], len(batch))}
+        """root -> the node as Placement holds it now, with the consumers its entry
+        knows that hold nothing in the tree (absent: the root is gone)."""
+        states = {state.root: state
+                  for state in self.direct.read_trees([e.root for e in batch], len(batch))}
+        known = {consumer for entry in batch for consumer in _known(entry)}
+        bodies = self.direct.database.read(_bodies, sorted(known)) if known else {}
+        return {entry.root: of_state(states[entry.root],
+                                     _outside(entry, states[entry.root], bodies))
+                for entry in batch if entry.root in states}
 
     def node(self, entry: store.NodeEntry, current: Snapshot | None) -> NodeRevert:
         """One node's outcome (steps 2 and 3 of the module docstring)."""
@@ -177,17 +190,19 @@ class Reverter:
         assert self.run_id is not None
         run_id = self.run_id
 
-        def restored(state: TreeState) -> None:
-            found = differences(entry.before, of_state(state), consumer_generations=False)
+        def restored_and_recorded(connection: Connection, state: TreeState) -> None:
+            # Checked here rather than in the TreeCheck's inspect: the consumers the
+            # entry knows outside the tree are read on the transaction's connection.
+            now = of_state(state, _outside(entry, state,
+                                           _bodies(connection, sorted(_known(entry)))))
+            found = differences(entry.before, now, consumer_generations=False)
             if found:
                 raise NotRestored(one_line(found))
-
-        def record(connection: Connection, state: TreeState) -> None:
-            store.record_node(connection, run_id, entry.nodename, entry.host, current,
-                              of_state(state))
+            store.record_node(connection, run_id, entry.nodename, entry.host, current, now)
 
         try:
-            self.direct.apply_tree_change(change, TreeCheck(entry.root, restored, record))
+            self.direct.apply_tree_change(change, TreeCheck(entry.root, lambda state: None,
+                                                            restored_and_recorded))
         except NotRestored as error:
             return RevertStatus.INVARIANT, f"the write would not restore it, rolled back: {error}"
         except errors.ConcurrentUpdate as error:
@@ -195,6 +210,25 @@ class Reverter:
         except errors.PlacementError as error:
             return RevertStatus.FAILED, f"Placement refused the change: {error}"
         return RevertStatus.REVERTED, ""
+
+
+def _known(entry: store.NodeEntry) -> set[str]:
+    """Every consumer the entry knows (in its tree before or after, or touched)."""
+    return set(entry.before.allocations) | set(entry.after.allocations)
+
+
+def _bodies(connection: Connection, consumers: list[str]) -> dict[str, dict[str, Any]]:
+    """``GET /allocations/{consumer}`` at 1.28 of each of ``consumers`` holding anything."""
+    return {uuid: consumer_body(view)
+            for uuid, view in consumer_views(connection, consumers).items()}
+
+
+def _outside(entry: store.NodeEntry, state: TreeState,
+             bodies: dict[str, dict[str, Any]]) -> dict[str, dict[str, Any] | None]:
+    """The consumers the entry knows that hold nothing in the tree now, with what they
+    hold elsewhere (None: nothing), so that they are compared and put back too."""
+    return {consumer: bodies.get(consumer) for consumer in _known(entry)
+            if consumer not in state.allocations}
 
 
 def forget_names(database: Database, run: store.Run, dry_run: bool) -> list[str]:

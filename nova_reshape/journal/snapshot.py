@@ -108,14 +108,30 @@ def _build(root: str, providers: Iterable[tuple[str, str, str | None, int | None
         allocations={consumer: _consumer(body) for consumer, body in sorted(allocations.items())})
 
 
-def of_state(state: TreeState) -> Snapshot:
-    """The snapshot of a tree as the bulk read returns it (sharing providers left out)."""
+#: A consumer holding nothing, as a snapshot keeps it (``GET /allocations`` of none).
+NO_CONSUMER: Mapping[str, Any] = {"allocations": {}, "project_id": None, "user_id": None,
+                                  "consumer_generation": None}
+
+
+def of_state(state: TreeState,
+             outside: Mapping[str, Mapping[str, Any] | None] | None = None) -> Snapshot:
+    """The snapshot of a tree as the bulk read returns it (sharing providers left out).
+
+    ``outside``: consumers a write touched that hold nothing in the tree (any
+    more, or yet), with their ``GET /allocations`` body (None: they hold
+    nothing at all), so that a consumer whose allocations left the tree is
+    still compared and put back; consumers of the tree are taken from the tree.
+    """
+    allocations: Mapping[str, Any] = state.allocations
+    if outside:
+        allocations = {**{consumer: body or NO_CONSUMER for consumer, body in outside.items()},
+                       **state.allocations}
     return _build(state.root,
                   ((p["uuid"], p["name"], p["parent_provider_uuid"], p["generation"])
                    for p in state.providers),
                   lambda uuid: state.inventories.get(uuid, {}),
                   lambda uuid: state.traits.get(uuid, []),
-                  lambda uuid: state.aggregates.get(uuid, []), state.allocations)
+                  lambda uuid: state.aggregates.get(uuid, []), allocations)
 
 
 def absent(root: str) -> Snapshot:

@@ -136,23 +136,52 @@ class Change(NamedTuple):
 
 
 def record_node(connection: Connection, run_id: str, nodename: str, host: str | None,
-                before: Snapshot, after: Snapshot) -> None:
-    """Record a node's change on ``connection``, inside the transaction that makes it."""
-    record_nodes(connection, run_id, [Change(nodename, host, before, after)])
+                before: Snapshot, after: Snapshot) -> int:
+    """Record a node's change on ``connection``, inside the transaction that makes it;
+    the entry's id."""
+    return connection.execute(schema.nodes.insert().values(
+        run_id=run_id, nodename=nodename, host=host, root=before.root,
+        before=json.dumps(before.to_dict(), separators=(",", ":")),
+        after=json.dumps(after.to_dict(), separators=(",", ":")), recorded_at=_now())
+    ).inserted_primary_key[0]
 
 
-def record_nodes(connection: Connection, run_id: str, changes: Sequence[Change]) -> None:
+def record_nodes(connection: Connection, run_id: str, changes: Sequence[Change]) -> list[int]:
     """Record several nodes' changes on ``connection``, inside the transaction that
-    makes them all (one statement; entries in the order given)."""
+    makes them all (one statement); the entries' ids, in the order given."""
     if not changes:
-        return
+        return []
     now = _now()
-    connection.execute(schema.nodes.insert(), [
-        {"run_id": run_id, "nodename": change.nodename, "host": change.host,
-         "root": change.before.root,
-         "before": json.dumps(change.before.to_dict(), separators=(",", ":")),
-         "after": json.dumps(change.after.to_dict(), separators=(",", ":")),
-         "recorded_at": now} for change in changes])
+    rows = [{"run_id": run_id, "nodename": nodename, "host": host, "root": before.root,
+             "before": json.dumps(before.to_dict(), separators=(",", ":")),
+             "after": json.dumps(after.to_dict(), separators=(",", ":")), "recorded_at": now}
+            for nodename, host, before, after in changes]
+    return list(connection.execute(
+        schema.nodes.insert().returning(schema.nodes.c.id, sort_by_parameter_order=True),
+        rows).scalars())
+
+
+def update_nodes(connection: Connection, afters: Mapping[int, Snapshot]) -> None:
+    """:func:`update_node` for each entry id -> after, in one statement."""
+    if not afters:
+        return
+    nodes = schema.nodes
+    now = _now()
+    connection.execute(
+        nodes.update().where(nodes.c.id == sa.bindparam("entry_id"))
+        .values(after=sa.bindparam("new_after"), recorded_at=now),
+        [{"entry_id": entry_id, "new_after": json.dumps(after.to_dict(), separators=(",", ":"))}
+         for entry_id, after in afters.items()])
+
+
+def update_node(connection: Connection, entry_id: int, after: Snapshot) -> None:
+    """A node its run already recorded (entry ``entry_id``) changed again, on
+    ``connection`` inside that change's transaction: the entry keeps its "before"
+    and takes ``after`` (a run has one entry per node: the node before the run's
+    first change to it and after its last)."""
+    nodes = schema.nodes
+    connection.execute(nodes.update().where(nodes.c.id == entry_id).values(
+        after=json.dumps(after.to_dict(), separators=(",", ":")), recorded_at=_now()))
 
 
 def _run(row: sa.Row, changed: int) -> Run:

@@ -38,6 +38,7 @@ from oslo_config import cfg
 from nova_reshape.transport.base import JsonBody, Transport
 from nova_reshape.transport.counting import CountingTransport
 from placement_wsgi.direct import PlacementDirect
+from placement_wsgi.objects.request_writes import RequestWrites
 from placement_wsgi.objects.tree_change import TreeChange, TreeCheck
 from placement_wsgi.objects.tree_state import DEFAULT_BATCH_SIZE, TreeState
 
@@ -116,6 +117,13 @@ class DirectTransport(Transport[WsgiResponse]):
         if self.direct is None:
             raise RuntimeError("bulk writes need a transport opened by open_direct")
         return self.direct.apply_tree_changes(changes, checks)
+
+    def write_requests(self, body: Callable[[RequestWrites], T]) -> T:
+        """:meth:`placement_wsgi.direct.PlacementDirect.write_requests` on the open
+        database: API writes, each as its request makes it, in one transaction."""
+        if self.direct is None:
+            raise RuntimeError("bulk writes need a transport opened by open_direct")
+        return self.direct.write_requests(body)
 
     def read_with_changes(self, changes: Sequence[TreeChange],
                           read: Callable[[Any], T]) -> T:

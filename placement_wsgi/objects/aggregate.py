@@ -1,7 +1,8 @@
 """Provider aggregates: plain uuids associated with providers (many-to-many).
 
 An aggregate row (``placement_aggregates``) is created the first time its
-uuid is used and never deleted; the uuid is stored verbatim, not
+uuid is used and never deleted by Placement (:func:`delete_unused` is for an
+offline tool putting the tables back as they were); the uuid is stored verbatim, not
 normalised. The 1.19 generation rules (check, then always bump) are the
 caller's choice: :func:`set_provider_aggregates` applies them when given a
 generation, :func:`replace_provider_aggregates` never does, so other writers
@@ -12,7 +13,7 @@ transaction.
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 
 import sqlalchemy as sa
 from sqlalchemy.dialects import mysql, postgresql, sqlite
@@ -137,6 +138,51 @@ def replace_provider_aggregates(connection: Connection, provider: ResourceProvid
                 for aggregate_id in sorted(added)])
         except sa.exc.IntegrityError as error:  # a concurrent writer got there first
             raise RetryTransaction() from error
+
+
+def add_links(connection: Connection, added: Mapping[int, Sequence[str]]) -> None:
+    """Add, for each provider id, its aggregates ``added[id]`` (uuids it is not in yet;
+    the aggregates created where missing), in one insert; no generation change."""
+    ids = aggregate_ids(connection, [uuid for uuids in added.values() for uuid in uuids],
+                        create=True)
+    now = tables.utcnow()
+    rows = [{"resource_provider_id": provider_id, "aggregate_id": ids[uuid], "created_at": now}
+            for provider_id, uuids in sorted(added.items()) for uuid in uuids]
+    if rows:
+        try:
+            connection.execute(_links.insert(), rows)
+        except sa.exc.IntegrityError as error:  # a concurrent writer got there first
+            raise RetryTransaction() from error
+
+
+def bump_generations_by(connection: Connection, expected: Mapping[int, int], count: int) -> None:
+    """``generation + count`` for each provider id at its ``expected`` generation: what
+    ``count`` successive generation-checked writes leave (one statement); 409 when any
+    had changed."""
+    if not expected:
+        return
+    providers = tables.resource_providers
+    result = connection.execute(
+        providers.update()
+        .where(sa.or_(*(sa.and_(providers.c.id == provider_id,
+                                providers.c.generation == generation)
+                        for provider_id, generation in sorted(expected.items()))))
+        .values(generation=providers.c.generation + count, updated_at=tables.utcnow()))
+    if result.rowcount != len(expected):
+        raise errors.ConcurrentUpdate(GENERATION_CONFLICT)
+
+
+def delete_unused(connection: Connection, uuids: Sequence[str]) -> list[str]:
+    """Delete the aggregates of ``uuids`` no provider is in (Placement itself never
+    does: only a tool putting the tables back as they were); the uuids deleted."""
+    if not uuids:
+        return []
+    used = sa.select(_links.c.aggregate_id)
+    unused = sorted(connection.execute(sa.select(_aggregates.c.uuid).where(
+        _aggregates.c.uuid.in_(sorted(set(uuids))), _aggregates.c.id.not_in(used))).scalars())
+    if unused:
+        connection.execute(_aggregates.delete().where(_aggregates.c.uuid.in_(unused)))
+    return unused
 
 
 def get_provider_aggregates(database: Database, provider_uuid: str) -> ProviderAggregates:

@@ -435,15 +435,30 @@ def get_provider_allocations(database: Database, provider_uuid: str) -> Provider
     return database.read(body)
 
 
+def delete_allocations_of(connection: Connection, consumer_uuid: str) -> None:
+    """DELETE /allocations/{c} in the caller's transaction: allocations and consumer go;
+    providers keep generations; 404 when the consumer holds nothing."""
+    removed = connection.execute(_allocations.delete().where(
+        _allocations.c.consumer_id == consumer_uuid)).rowcount
+    if not removed:
+        raise errors.NotFound(f"No allocations for consumer '{consumer_uuid}'")
+    connection.execute(tables.consumers.delete().where(
+        tables.consumers.c.uuid == consumer_uuid))
+
+
+def delete_allocations_of_many(connection: Connection, consumer_uuids: Sequence[str]) -> None:
+    """:func:`delete_allocations_of` for each consumer (one holding nothing is left as
+    it is), in two statements."""
+    if not consumer_uuids:
+        return
+    wanted = sorted(set(consumer_uuids))
+    held = sorted(set(connection.execute(sa.select(_allocations.c.consumer_id).where(
+        _allocations.c.consumer_id.in_(wanted))).scalars()))
+    if held:
+        connection.execute(_allocations.delete().where(_allocations.c.consumer_id.in_(held)))
+        connection.execute(tables.consumers.delete().where(tables.consumers.c.uuid.in_(held)))
+
+
 def delete_consumer_allocations(database: Database, consumer_uuid: str) -> None:
-    """DELETE /allocations/{c}: allocations and consumer go; providers keep generations."""
-
-    def body(connection: Connection) -> None:
-        removed = connection.execute(_allocations.delete().where(
-            _allocations.c.consumer_id == consumer_uuid)).rowcount
-        if not removed:
-            raise errors.NotFound(f"No allocations for consumer '{consumer_uuid}'")
-        connection.execute(tables.consumers.delete().where(
-            tables.consumers.c.uuid == consumer_uuid))
-
-    database.write(body)
+    """DELETE /allocations/{c} (:func:`delete_allocations_of`, its own transaction)."""
+    database.write(delete_allocations_of, consumer_uuid)

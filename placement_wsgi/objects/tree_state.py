@@ -168,13 +168,13 @@ def read_batch(connection: Connection, root_ids: list[int]) -> list[TreeState]:
             state.aggregates[uuid] = aggregates.get(provider, [])
         for entry in state.providers:
             for consumer in consumers_of.get(entry["uuid"], ()):
-                state.allocations[consumer] = _body(views[consumer])
+                state.allocations[consumer] = consumer_body(views[consumer])
         state.allocations = dict(sorted(state.allocations.items()))
     return list(states.values())
 
 
-def _body(view: Any) -> dict[str, Any]:
-    """GET /allocations/{consumer} at 1.28."""
+def consumer_body(view: Any) -> dict[str, Any]:
+    """A consumer's view as ``GET /allocations/{consumer}`` at 1.28 shows it."""
     return {"allocations": view.allocations, "project_id": view.project_id,
             "user_id": view.user_id, "consumer_generation": view.generation}
 

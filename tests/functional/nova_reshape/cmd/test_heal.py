@@ -20,6 +20,7 @@ import pytest
 
 from nova_reshape.cmd import manage
 from nova_reshape.consistency import heal as healing
+from nova_reshape.journal import RunStatus, list_runs
 from placement_wsgi import deploy
 from placement_wsgi.cmd.api import ThreadingWSGIServer
 from placement_wsgi.db.database import Database
@@ -177,17 +178,23 @@ def test_cell_limits_the_run_and_cell0_has_nothing(engine, cloud, tmp_path):
 def test_sigterm_between_batches_leaves_whole_batches_and_a_rerun_completes(
         engine, cloud, tmp_path, monkeypatch):
     url, conf = hc.placement(engine, tmp_path / "p")
-    write = healing.placement_io.write
+    write = healing.placement_io.write_journaled
 
-    def one_batch_then_sigterm(placement, bodies, done=None):
-        return write(placement, bodies, batch=1,
+    def one_batch_then_sigterm(writes, bodies, done=None):
+        return write(writes, bodies, batch=1,
                      done=lambda count, total: os.kill(os.getpid(), signal.SIGTERM))
 
-    monkeypatch.setattr(healing.placement_io, "write", one_batch_then_sigterm)
+    monkeypatch.setattr(healing.placement_io, "write_journaled", one_batch_then_sigterm)
     code, _, err = run(*inputs(cloud, tmp_path, conf), "--skip-port-allocations")
     assert code == 143 and err.count("\n") == 1 and "interrupted by SIGTERM; " in err
     healed = hc.consumers(url)
     assert healed[hc.PLAIN][0] == {C3: hc.SMALL} and healed[hc.PINNED][0] == {}
+    database = Database(url)
+    try:  # the journal holds the one node written, its run interrupted
+        [interrupted] = list_runs(database.engine)
+    finally:
+        database.dispose()
+    assert (interrupted.status, interrupted.changed) == (RunStatus.INTERRUPTED, 1)
     monkeypatch.undo()
     code, out, err = run(*inputs(cloud, tmp_path, conf))
     assert code == 0 and "3 instance(s) healed" in out, out + err

@@ -46,10 +46,12 @@ def test_adds_what_is_missing_keeps_the_rest_and_a_second_run_writes_nothing(clo
     generation = cx.generation(cloud.placement_url, fx.CMP1_UUID)
     code, out, err = sync(cloud, "--verbose")
     assert (code, err) == (0, ""), out + err
-    assert out.splitlines() == [
+    *lines, journaled = out.splitlines()
+    assert lines == [
         f"added: host {fx.CMP1} (provider {fx.CMP1_UUID}) to aggregate az1 ({AZ1})",
         f"added: host {fx.CMP1} (provider {fx.CMP1_UUID}) to aggregate fast ({FAST})",
         "2 provider aggregate membership(s) added"]
+    assert journaled.startswith("journaled as run ")
     assert cx.provider_aggregates(cloud.placement_url) == {
         fx.CMP1_UUID: {cx.PLACEMENT_ONLY, AZ1, FAST}, fx.CMP3_UUID: {AZ1}}
     # One PUT per aggregate added, as nova writes them.
