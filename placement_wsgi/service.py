@@ -25,7 +25,7 @@ from oslo_config import cfg
 from oslo_log import log as oslo_log
 
 from placement_wsgi import conf as placement_conf
-from placement_wsgi import deploy
+from placement_wsgi import deploy, heap
 from placement_wsgi.db import preflight
 from placement_wsgi.db.database import Database
 
@@ -191,7 +191,9 @@ def build_application(conf: cfg.ConfigOpts) -> Any:
     for an unreachable database server at start-up. Without ``sync_on_startup``
     the schema must be at head: a database never synced refuses the start
     (one line) rather than answering every request with a 500.
+    The process keeps the heap memory it frees (:mod:`placement_wsgi.heap`).
     """
+    heap.keep_freed_memory()
     group = conf.placement_database
     sync = group.sync_on_startup
     wait_for_database(conf, group.max_retries, group.retry_interval,

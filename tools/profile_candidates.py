@@ -42,7 +42,7 @@ import webob
 
 sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[1]))
 
-from placement_wsgi import deploy  # noqa: E402
+from placement_wsgi import deploy, heap  # noqa: E402
 from placement_wsgi.db import tables  # noqa: E402
 from tests.fixtures.config import make_conf  # noqa: E402
 
@@ -225,6 +225,7 @@ def main() -> None:
     parser.add_argument("--database-prefix", default="profile_candidates_",
                         help="name prefix of the throwaway server database")
     args = parser.parse_args()
+    heap.keep_freed_memory()  # as the service does at start
     with database_url(args.database, args.database_prefix) as url:
         app = deploy.loadapp(make_conf(url, placement_database={"sync_on_startup": True}))
         try:

@@ -20,6 +20,7 @@ The named predicates say which enumeration shortcuts a request allows.
 from __future__ import annotations
 
 import collections
+import functools
 from collections.abc import Iterable
 
 from placement_wsgi.candidates.options import Slot
@@ -68,19 +69,19 @@ class Constraints:
 
     # -- which shortcuts the request allows ------------------------------------------
 
-    @property
+    @functools.cached_property
     def checked_per_candidate(self) -> bool:
         """Only any-of and same_subtree tie slots: both can be judged on a whole
         combination, so a small product of options needs no search."""
         return not (self.shared_classes or self.isolated or self.one_provider_per_tree)
 
-    @property
+    @functools.cached_property
     def slots_independent(self) -> bool:
         """Nothing but the any-of ties slots: with one option per slot, that
         choice is the anchor's only possible candidate."""
         return self.checked_per_candidate and not self.subtrees
 
-    @property
+    @functools.cached_property
     def lone_choice_final(self) -> bool:
         """:attr:`slots_independent` and no sharing providers (so no dedupe): a
         lone choice passing the any-of check is a candidate as it is."""

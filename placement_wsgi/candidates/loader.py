@@ -72,6 +72,9 @@ _TREES_BUT = Statement(lambda roots, known: _providers(sa.and_(
 _AGGREGATE_MEMBERS = Statement(lambda aggregates: sa.select(
     _rpa.c.aggregate_id, _rpa.c.resource_provider_id).where(
     in_ids(_rpa.c.aggregate_id, aggregates)))
+#: id -> uuid of the aggregates named (one expanding parameter: compiled once, cached)
+_AGGREGATE_IDS = sa.select(_aggs.c.id, _aggs.c.uuid).where(
+    _aggs.c.uuid.in_(sa.bindparam("uuids", expanding=True)))
 _TRAIT_HOLDERS = Statement(lambda traits: sa.select(
     _rpt.c.resource_provider_id, _rpt.c.trait_id).where(in_ids(_rpt.c.trait_id, traits)))
 _OTHER_INVENTORIES = Statement(lambda providers, classes: sa.select(
@@ -180,8 +183,8 @@ class Loader:
             return
         # ids first (a few rows), then the members as integers only: no uuid
         # string per member row
-        uuid_of = dict(connection_rows(self.connection, sa.select(_aggs.c.id, _aggs.c.uuid).where(
-            in_values(_aggs.c.uuid, aggregates))))
+        uuid_of = dict(self.connection.execute(
+            _AGGREGATE_IDS, {"uuids": sorted(aggregates)}).all())
         members: dict[int, set[int]] = {aggregate: set() for aggregate in uuid_of}
         for aggregate, provider in _AGGREGATE_MEMBERS.rows(self.connection, uuid_of):
             members[aggregate].add(provider)

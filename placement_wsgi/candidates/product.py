@@ -13,6 +13,7 @@ checks only prune combinations that the final checks reject too.
 
 from __future__ import annotations
 
+import functools
 import itertools
 import operator
 from collections.abc import Callable, Iterable
@@ -27,6 +28,23 @@ def search_order(options: list[list[int]], n_unsuffixed: int) -> list[int]:
     n = len(options)
     return sorted(range(n_unsuffixed), key=lambda index: len(options[index])) + sorted(
         range(n_unsuffixed, n), key=lambda index: len(options[index]))
+
+
+def _same(combination: tuple[int, ...]) -> tuple[int, ...]:
+    return combination
+
+
+@functools.lru_cache(maxsize=256)
+def _orders(lengths: tuple[int, ...], n_unsuffixed: int
+            ) -> tuple[tuple[int, ...], Callable[[tuple[int, ...]], tuple[int, ...]]]:
+    """:func:`search_order` for options of these lengths, and the function that puts a
+    combination taken in that order back in slot order (the same for every anchor
+    whose options have the same lengths: computed once)."""
+    order = search_order([[0] * length for length in lengths], n_unsuffixed)
+    position = [0] * len(lengths)
+    for place, index in enumerate(order):
+        position[index] = place
+    return tuple(order), (_same if len(lengths) == 1 else operator.itemgetter(*position))
 
 
 def product_size(options: list[list[int]]) -> int:
@@ -50,16 +68,7 @@ def product_candidates(options: list[list[int]], n_unsuffixed: int,
     slot indexes of each ``same_subtree`` (their providers' lowest common
     ancestor must be one of them), ``unique`` is the sharing dedupe.
     """
-    order = search_order(options, n_unsuffixed)
-    n = len(options)
-    position = [0] * n
-    for place, index in enumerate(order):
-        position[index] = place
-    if n == 1:
-        def reorder(combination: tuple[int, ...]) -> tuple[int, ...]:
-            return combination
-    else:
-        reorder = operator.itemgetter(*position)
+    order, reorder = _orders(tuple(map(len, options)), n_unsuffixed)
     judged: dict[tuple[int, ...], bool] = {}
     found = []
     for combination in itertools.product(*[options[index] for index in order]):

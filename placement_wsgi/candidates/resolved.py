@@ -16,7 +16,7 @@ from placement_wsgi import errors
 from placement_wsgi.candidates.request import CandidateRequest
 from placement_wsgi.constants import SHARING_TRAIT
 from placement_wsgi.db import tables
-from placement_wsgi.db.rows import Statement, in_values
+from placement_wsgi.db.rows import Statement
 
 _traits = tables.traits
 
@@ -74,6 +74,9 @@ class ResolvedRequest:
 
 
 #: every resource class, id -> name (built and compiled once)
+#: name -> id of the traits named (one expanding parameter: compiled once, cached)
+_TRAIT_IDS = sa.select(_traits.c.name, _traits.c.id).where(
+    _traits.c.name.in_(sa.bindparam("names", expanding=True)))
 _CLASSES = Statement(lambda: sa.select(tables.resource_classes.c.id,
                                        tables.resource_classes.c.name))
 
@@ -95,8 +98,7 @@ def resolve(connection: Connection, request: CandidateRequest) -> ResolvedReques
     trait_names = set(request.root_required.names) | {SHARING_TRAIT}
     for group in request.groups:
         trait_names |= group.required.names
-    trait_ids = {row.name: row.id for row in connection.execute(
-        sa.select(_traits.c.name, _traits.c.id).where(in_values(_traits.c.name, trait_names)))}
+    trait_ids = dict(connection.execute(_TRAIT_IDS, {"names": sorted(trait_names)}).all())
     _missing_traits(request.root_required.names, trait_ids)
     groups = []
     for index, group in enumerate(request.groups):

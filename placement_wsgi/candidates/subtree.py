@@ -14,26 +14,44 @@ class TreeGeometry:
         self._depth: dict[int, int] = {}
 
     def depth_of(self, provider: int) -> int:
-        depth = self._depth.get(provider)
-        if depth is None:
-            parent = self.parent_of.get(provider)
-            depth = 0 if parent is None else self.depth_of(parent) + 1
-            self._depth[provider] = depth
+        """Edges from ``provider`` up to its root (0 for a root), memoised for
+        the whole path walked (one loop, no recursion: thousands per request)."""
+        depths = self._depth
+        depth = depths.get(provider)
+        if depth is not None:
+            return depth
+        path = []
+        node: int | None = provider
+        depth = -1
+        while node is not None:
+            known = depths.get(node)
+            if known is not None:
+                depth = known
+                break
+            path.append(node)
+            node = self.parent_of.get(node)
+        for node in reversed(path):
+            depth += 1
+            depths[node] = depth
         return depth
 
     def lowest_common_ancestor(self, providers: list[int]) -> int | None:
         """LCA of providers of one tree; None when they are in different trees."""
         # plain loops, no generator: this runs for every combination the
         # product path judges (thousands per request)
-        root_of, parent_of, depth_of = self.root_of, self.parent_of, self.depth_of
+        root_of, parent_of, depths = self.root_of, self.parent_of, self._depth
         lowest = providers[0]
         root = root_of[lowest]
-        depth_a = depth_of(lowest)
+        depth_a = depths.get(lowest)
+        if depth_a is None:
+            depth_a = self.depth_of(lowest)
         for provider in providers[1:]:
             if root_of[provider] != root:
                 return None
             a, b = lowest, provider
-            depth_b = depth_of(b)
+            depth_b = depths.get(b)
+            if depth_b is None:
+                depth_b = self.depth_of(b)
             while depth_a > depth_b:
                 a, depth_a = parent_of[a], depth_a - 1
             while depth_b > depth_a:
