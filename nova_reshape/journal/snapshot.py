@@ -187,10 +187,17 @@ def _provider_differences(expected: Snapshot, actual: Snapshot) -> list[str]:
     return found
 
 
+def _holds_nothing(body: Mapping[str, Any] | None) -> bool:
+    """A consumer unknown to a snapshot, or known to hold nothing (:data:`NO_CONSUMER`)."""
+    return body is None or not body.get("allocations")
+
+
 def _consumer_differences(expected: Snapshot, actual: Snapshot) -> list[str]:
     found = []
     for consumer in sorted(set(expected.allocations) | set(actual.allocations)):
         before, after = expected.allocations.get(consumer), actual.allocations.get(consumer)
+        if _holds_nothing(before) and _holds_nothing(after):
+            continue  # Placement keeps no consumer without allocations: the same
         if before is None or after is None:
             found.append(f"consumer {consumer} {'left' if after is None else 'arrived in'} "
                          "the tree")

@@ -50,4 +50,13 @@ def insert_rows(connection: Connection, table: sa.Table,
     connection.execute(
         sa.text(f"INSERT INTO {quote(table.name)} ({', '.join(map(quote, names))}) "
                 f"SELECT * FROM unnest({arrays})"),
-        {f"c{index}": [row[name] for row in rows] for index, name in enumerate(names)})
+        {f"c{index}": _column(table.c[name], [row[name] for row in rows])
+         for index, name in enumerate(names)})
+
+
+def _column(column: sa.Column, values: list[Any]) -> list[Any]:
+    """``values`` as one array of the column's type: a float column's ints (JSON's
+    ``1`` beside ``1.5``) made floats, since psycopg refuses a list of mixed types."""
+    if isinstance(column.type, sa.Float):
+        return [None if value is None else float(value) for value in values]
+    return values

@@ -52,3 +52,17 @@ def test_a_duplicate_raises_integrity_error_and_writes_none_of_the_rows(database
         database.write(insert_rows, tables.traits, rows)
     assert not database.read(lambda connection: connection.execute(
         sa.select(tables.traits.c.id).where(tables.traits.c.name == "CUSTOM_A")).all())
+
+
+def test_a_float_column_takes_ints_beside_floats(database):
+    """JSON gives ``1`` and ``1.5`` alike; PostgreSQL's arrays need one type."""
+    now = tables.utcnow()
+    rows = [{"resource_provider_id": 1, "resource_class_id": rc, "total": 8, "reserved": 0,
+             "min_unit": 1, "max_unit": 8, "step_size": 1, "allocation_ratio": ratio,
+             "created_at": now} for rc, ratio in ((0, 1), (1, 1.5), (2, 16))]
+    database.write(insert_rows, tables.inventories, rows)
+    written = database.read(lambda connection: connection.execute(
+        sa.select(tables.inventories.c.resource_class_id,
+                  tables.inventories.c.allocation_ratio)).all())
+    assert sorted((row.resource_class_id, row.allocation_ratio) for row in written) == [
+        (0, 1.0), (1, 1.5), (2, 16.0)]

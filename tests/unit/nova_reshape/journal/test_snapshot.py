@@ -80,3 +80,18 @@ def test_a_consumer_leaving_the_tree_and_a_provider_gone_are_named():
     after = dataclasses.replace(before, providers=before.providers[:1], allocations={})
     assert differences(before, after) == [f"provider {GPU} (cmp_gpu) is gone",
                                           f"consumer {VM} left the tree"]
+
+
+def test_a_consumer_holding_nothing_equals_one_not_known():
+    """Placement keeps no consumer without allocations: a snapshot that records one
+    as holding nothing (read outside the tree) and one that never saw it agree."""
+    gone = "d" * 8
+    plain = of_state(_state())
+    with_nothing = of_state(_state(), {gone: None})
+    assert with_nothing.allocations[gone]["allocations"] == {}
+    assert differences(plain, with_nothing) == []
+    assert differences(with_nothing, plain) == []
+    holding = of_state(_state(), {gone: {"allocations": {SHARED: {"resources": {"DISK_GB": 1}}},
+                                         "project_id": "p", "user_id": "u",
+                                         "consumer_generation": 1}})
+    assert differences(plain, holding) == [f"consumer {gone} arrived in the tree"]
