@@ -36,6 +36,10 @@ PREFIX = "nova_reshape_journal_"
 #: JSON documents: a node's tree can be large, MySQL's TEXT stops at 64 KiB.
 Document = sa.Text().with_variant(mysql.LONGTEXT(), "mysql", "mariadb")
 
+#: Times to the microsecond: MySQL's plain DATETIME keeps whole seconds, and
+#: runs started in the same second would list in no particular order.
+Timestamp = sa.DateTime().with_variant(mysql.DATETIME(fsp=6), "mysql", "mariadb")
+
 metadata = sa.MetaData()
 
 version = sa.Table(VERSION_TABLE, metadata, sa.Column("version", sa.String(32), nullable=False))
@@ -47,8 +51,8 @@ runs = sa.Table(
     sa.Column("command", sa.String(64), nullable=False),
     sa.Column("command_line", sa.Text(), nullable=False),
     sa.Column("inputs", Document, nullable=False),
-    sa.Column("started_at", sa.DateTime(), nullable=False),
-    sa.Column("ended_at", sa.DateTime(), nullable=True),
+    sa.Column("started_at", Timestamp, nullable=False),
+    sa.Column("ended_at", Timestamp, nullable=True),
     sa.Column("status", sa.String(16), nullable=False),
     sa.Column("counts", sa.Text(), nullable=True),
     sa.Column("reverts", sa.String(36), nullable=True),
@@ -64,7 +68,7 @@ nodes = sa.Table(
     sa.Column("root", sa.String(36), nullable=False),
     sa.Column("before", Document, nullable=False),
     sa.Column("after", Document, nullable=False),
-    sa.Column("recorded_at", sa.DateTime(), nullable=False),
+    sa.Column("recorded_at", Timestamp, nullable=False),
     sa.UniqueConstraint("run_id", "root", name=f"uniq_{PREFIX}nodes0run_id0root"),
     sa.Index(f"{PREFIX}nodes_run_idx", "run_id"),
 )
@@ -78,8 +82,21 @@ def _create_first(connection: Connection) -> None:
     metadata.create_all(connection, tables=[runs, nodes], checkfirst=True)
 
 
+def _microseconds(connection: Connection) -> None:
+    """MySQL/MariaDB: the version 1 tables' times to the microsecond (other engines
+    kept them so already; running it again changes nothing)."""
+    if connection.dialect.name not in ("mysql", "mariadb"):
+        return
+    connection.exec_driver_sql(
+        f"ALTER TABLE {runs.name} MODIFY started_at DATETIME(6) NOT NULL, "
+        "MODIFY ended_at DATETIME(6) NULL")
+    connection.exec_driver_sql(
+        f"ALTER TABLE {nodes.name} MODIFY recorded_at DATETIME(6) NOT NULL")
+
+
 #: Version name -> what brings the tables from the previous version to it, oldest first.
-STEPS: tuple[tuple[str, Callable[[Connection], None]], ...] = (("1", _create_first),)
+STEPS: tuple[tuple[str, Callable[[Connection], None]], ...] = (
+    ("1", _create_first), ("2", _microseconds))
 HEAD = STEPS[-1][0]
 
 

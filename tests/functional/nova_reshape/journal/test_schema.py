@@ -51,3 +51,28 @@ def test_a_version_written_by_a_newer_tool_is_refused(database):
         connection.execute(schema.version.update().values(version="99"))
     with pytest.raises(schema.JournalSchemaError, match="version 99, unknown to this tool"):
         schema.ensure(database.engine)
+
+
+def test_runs_started_within_one_second_list_in_the_order_they_started(database):
+    from nova_reshape.journal import store
+
+    started = [store.start_run(database.engine, "migrate_compute_inventory", "x", {})
+               for _ in range(6)]
+    assert [run.id for run in store.list_runs(database.engine)] == started
+
+
+def test_version_1_tables_are_brought_to_the_microsecond(database):
+    """A journal made by the first version (whole seconds on MySQL) upgrades in place."""
+    with database.engine.begin() as connection:
+        schema.metadata.create_all(connection, tables=[schema.version], checkfirst=True)
+        connection.execute(schema.version.insert().values(version="1"))
+        schema.metadata.create_all(connection, tables=[schema.runs, schema.nodes])
+        if connection.dialect.name in ("mysql", "mariadb"):
+            connection.exec_driver_sql(
+                f"ALTER TABLE {schema.runs.name} MODIFY started_at DATETIME NOT NULL")
+    assert schema.ensure(database.engine) == schema.HEAD == "2"
+    columns = {column["name"]: column["type"] for column in
+               sa.inspect(database.engine).get_columns(schema.runs.name)}
+    if database.engine.dialect.name in ("mysql", "mariadb"):
+        assert columns["started_at"].fsp == 6
+    test_runs_started_within_one_second_list_in_the_order_they_started(database)
