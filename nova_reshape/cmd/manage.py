@@ -79,6 +79,7 @@ from nova_reshape.cmd import (
     from_nova,
     heal,
     journaled,
+    log_lines,
     nova_cells,
     output,
     placement_rights,
@@ -355,8 +356,7 @@ def main(argv: Sequence[str] | None = None, out: TextIO | None = None,
     err = err or sys.stderr
     argv = list(sys.argv[1:] if argv is None else argv)
     args = build_parser().parse_args(argv)
-    logging.basicConfig(stream=err, format="%(levelname)s %(name)s: %(message)s",
-                        level=logging.INFO if args.verbose else logging.WARNING)
+    log_lines.configure(err, logging.INFO if args.verbose else logging.WARNING)
     if not args.verbose:
         # The tracker logs its reshape at INFO and conflicts it retries at INFO.
         logging.getLogger("nova_reshape").setLevel(logging.WARNING)
