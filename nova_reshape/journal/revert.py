@@ -145,8 +145,9 @@ class Reverter:
         knows that hold nothing in the tree (absent: the root is gone)."""
         states = {state.root: state
                   for state in self.direct.read_trees([e.root for e in batch], len(batch))}
-        known = {consumer for entry in batch for consumer in _known(entry)}
-        bodies = self.direct.database.read(_bodies, sorted(known)) if known else {}
+        elsewhere = {consumer for entry in batch if entry.root in states
+                     for consumer in _not_in_tree(entry, states[entry.root])}
+        bodies = self.direct.database.read(_bodies, sorted(elsewhere)) if elsewhere else {}
         return {entry.root: of_state(states[entry.root],
                                      _outside(entry, states[entry.root], bodies))
                 for entry in batch if entry.root in states}
@@ -193,8 +194,9 @@ class Reverter:
         def restored_and_recorded(connection: Connection, state: TreeState) -> None:
             # Checked here rather than in the TreeCheck's inspect: the consumers the
             # entry knows outside the tree are read on the transaction's connection.
-            now = of_state(state, _outside(entry, state,
-                                           _bodies(connection, sorted(_known(entry)))))
+            elsewhere = _not_in_tree(entry, state)
+            now = of_state(state, _outside(entry, state, _bodies(connection, elsewhere)
+                                           if elsewhere else {}))
             found = differences(entry.before, now, consumer_generations=False)
             if found:
                 raise NotRestored(one_line(found))
@@ -217,6 +219,12 @@ def _known(entry: store.NodeEntry) -> set[str]:
     return set(entry.before.allocations) | set(entry.after.allocations)
 
 
+def _not_in_tree(entry: store.NodeEntry, state: TreeState) -> list[str]:
+    """The consumers the entry knows that hold nothing in the tree now: the only ones
+    whose whole body must be read (the tree's own come with the tree)."""
+    return sorted(_known(entry) - set(state.allocations))
+
+
 def _bodies(connection: Connection, consumers: list[str]) -> dict[str, dict[str, Any]]:
     """``GET /allocations/{consumer}`` at 1.28 of each of ``consumers`` holding anything."""
     return {uuid: consumer_body(view)
@@ -227,8 +235,7 @@ def _outside(entry: store.NodeEntry, state: TreeState,
              bodies: dict[str, dict[str, Any]]) -> dict[str, dict[str, Any] | None]:
     """The consumers the entry knows that hold nothing in the tree now, with what they
     hold elsewhere (None: nothing), so that they are compared and put back too."""
-    return {consumer: bodies.get(consumer) for consumer in _known(entry)
-            if consumer not in state.allocations}
+    return {consumer: bodies.get(consumer) for consumer in _not_in_tree(entry, state)}
 
 
 def forget_names(database: Database, run: store.Run, dry_run: bool) -> list[str]:
