@@ -101,7 +101,7 @@ def find_in_transaction(connection: Connection, request: CandidateRequest,
         shown = sorted(providers)
     summary = loader.load_summaries(snapshot, set(shown), whole_trees)
     # providers of resourceless groups may sit outside the shown trees
-    loader.load_uuids(snapshot, {provider for candidate in candidates for provider in candidate})
+    loader.load_uuids(snapshot, set(itertools.chain.from_iterable(candidates)))
     return Formatter(resolved, plan.slots, summary, request.version).body(candidates, shown)
 
 

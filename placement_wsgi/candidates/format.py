@@ -14,6 +14,7 @@ escaping, so the text is valid JSON whatever the data.
 
 from __future__ import annotations
 
+import itertools
 import re
 from collections.abc import Iterable
 from json.encoder import encode_basestring as quote
@@ -31,6 +32,8 @@ _CUT = "\x00"
 def allocation_providers(slots: list[Slot], candidates: Iterable[tuple[int, ...]]) -> set[int]:
     """Providers that get resources in some candidate (resourceless slots excluded)."""
     resourceful = [index for index, slot in enumerate(slots) if slot.amounts]
+    if len(resourceful) == len(slots):  # the common case: one C-level pass
+        return set(itertools.chain.from_iterable(candidates))
     providers: set[int] = set()
     for candidate in candidates:
         providers.update(candidate[index] for index in resourceful)

@@ -66,6 +66,8 @@ _TREES_WITH_CLASSES = Statement(lambda classes: _providers(_rp.c.root_provider_i
     .join(_inv, _inv.c.resource_provider_id == _rp_with.c.id)
     .where(in_ids(_inv.c.resource_class_id, classes)))))
 _PROVIDERS = Statement(lambda ids: _providers(in_ids(_rp.c.id, ids)))
+#: without trees every provider is its own root: the uuid is all that is missing
+_UUIDS = Statement(lambda ids: sa.select(_rp.c.id, _rp.c.uuid).where(in_ids(_rp.c.id, ids)))
 _TREES = Statement(lambda roots: _providers(in_ids(_rp.c.root_provider_id, roots)))
 _TREES_BUT = Statement(lambda roots, known: _providers(sa.and_(
     in_ids(_rp.c.root_provider_id, roots), sa.not_(in_ids(_rp.c.id, known)))))
@@ -90,15 +92,17 @@ _OTHER_INVENTORIES_IN_TREES = Statement(lambda roots, classes: sa.select(
 _OTHER_USAGE = Statement(lambda providers, classes: _usage(sa.and_(
     in_ids(_alloc.c.resource_provider_id, providers),
     sa.not_(in_ids(_alloc.c.resource_class_id, classes)))))
-_TRAIT_NAMES = Statement(lambda providers: sa.select(_rpt.c.resource_provider_id, _traits.c.name)
-                         .join(_traits, _traits.c.id == _rpt.c.trait_id)
-                         .where(in_ids(_rpt.c.resource_provider_id, providers)))
-_TRAIT_NAMES_IN_TREES = Statement(lambda roots: sa.select(
-    _rpt.c.resource_provider_id, _traits.c.name)
-    .join(_traits, _traits.c.id == _rpt.c.trait_id)
+# trait ids per provider, names after for the few distinct ids: a name string
+# per row (and the join) cost twice as much as the integers
+_TRAITS_OF = Statement(lambda providers: sa.select(
+    _rpt.c.resource_provider_id, _rpt.c.trait_id).where(
+    in_ids(_rpt.c.resource_provider_id, providers)))
+_TRAITS_IN_TREES = Statement(lambda roots: sa.select(
+    _rpt.c.resource_provider_id, _rpt.c.trait_id)
     .join(_rp, _rp.c.id == _rpt.c.resource_provider_id)
     .where(in_ids(_rp.c.root_provider_id, roots)))
-
+_TRAIT_NAMES = Statement(lambda traits: sa.select(_traits.c.id, _traits.c.name).where(
+    in_ids(_traits.c.id, traits)))
 
 class Loader:
     """Reads a :class:`Snapshot` for one resolved request over one connection."""
@@ -156,11 +160,14 @@ class Loader:
                        *id_lists: Iterable[int]) -> list[int]:
         """Record uuid, parent and root of the providers ``statement`` reads."""
         rows = statement.rows(self.connection, *id_lists)
-        for provider, uuid, parent, root in rows:
-            snapshot.uuid_of[provider] = uuid
-            snapshot.parent_of[provider] = parent
-            snapshot.root_of[provider] = root
-        return [provider for provider, _, _, _ in rows]
+        if not rows:
+            return []
+        # columns by one C-level transposition: no Python loop over thousands of rows
+        providers, uuids, parents, roots = zip(*rows, strict=True)
+        snapshot.uuid_of.update(zip(providers, uuids, strict=True))
+        snapshot.parent_of.update(zip(providers, parents, strict=True))
+        snapshot.root_of.update(zip(providers, roots, strict=True))
+        return list(providers)
 
     def _load_traits(self, snapshot: Snapshot) -> None:
         traits = self.resolved.mentioned_traits
@@ -275,21 +282,26 @@ class Loader:
                         (rc, int(capacity(total, reserved, ratio)),
                          usage.get(rc, {}).get(provider, 0)))
         if version >= (1, 17):
+            rows = (_TRAITS_IN_TREES.rows(self.connection, roots) if roots is not None
+                    else _TRAITS_OF.rows(self.connection, providers))
+            name_of = dict(_TRAIT_NAMES.rows(self.connection, {trait for _, trait in rows}))
             traits = data.traits
-            for provider, name in (_TRAIT_NAMES_IN_TREES.rows(self.connection, roots)
-                                   if roots is not None else
-                                   _TRAIT_NAMES.rows(self.connection, providers)):
+            for provider, trait in rows:
                 found = traits.get(provider)
                 if found is None:
                     found = traits[provider] = []
-                found.append(name)
+                found.append(name_of[trait])
         return data
 
     def load_uuids(self, snapshot: Snapshot, providers: set[int]) -> None:
         """Make sure ``snapshot.uuid_of`` covers ``providers``."""
         missing = providers - snapshot.uuid_of.keys()
-        if missing:
+        if not missing:
+            return
+        if snapshot.has_trees or not missing <= snapshot.root_of.keys():
             self._add_providers(snapshot, _PROVIDERS, missing)
+        else:
+            snapshot.uuid_of.update(_UUIDS.rows(self.connection, missing))
 
 
 def _add_usage(usage: dict[int, dict[int, int]], rows: list[tuple]) -> None:
