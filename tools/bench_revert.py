@@ -19,7 +19,8 @@ journal costs; the CPU figures are the steadier measure there. Targets
 (issue 26): at 10,000 nodes the journal costs at most 10 % of the
 migration's time and the revert takes no longer than the
 migration. Both migrations run with the same worker count (the command's
-choice by default, ``--workers``); the revert is one process. Not a test.
+choice by default, ``--workers``); the revert takes the command's own
+choice. Not a test.
 
     python tools/bench_revert.py                          # 1,000 nodes, SQLite files
     python tools/bench_revert.py --nodes 200 --kinds numa,pci,accelerators
@@ -27,8 +28,9 @@ choice by default, ``--workers``); the revert is one process. Not a test.
     python tools/bench_revert.py --engine mysql --nodes 1000 --check-dump
 
 With ``--workers 1`` the migration runs in this process and the time spent
-in the journal's own calls (the two snapshots per node and the entry's
-insert, in the node's transaction) is measured directly
+in the journal's own calls (the two snapshots per node, "before" as planned
+from and "after" from the check's read in the transaction, and the entries'
+insert, one per group of nodes written together) is measured directly
 (``journal_calls_*``): a figure the machine's load does not blur.
 
 ``--check-dump`` also compares a normalized dump of every Placement table
@@ -62,7 +64,7 @@ import sqlalchemy as sa  # noqa: E402
 from nova_reshape import journal  # noqa: E402
 from nova_reshape.cmd import manage  # noqa: E402
 from nova_reshape.compute import migrate, parallel, writers  # noqa: E402
-from nova_reshape.journal import schema  # noqa: E402
+from nova_reshape.journal import schema, store  # noqa: E402
 from nova_reshape.virt.host import load_hosts  # noqa: E402
 from placement_wsgi.db.database import Database  # noqa: E402
 
@@ -107,9 +109,11 @@ def migrate_copy(database: str, directory: str, workers: int,
 
 class JournalTimer:
     """Time spent in the journal's calls inside the migration's writer (one process
-    only: workers are other processes): snapshots, and the entry's insert."""
+    only: workers are other processes): snapshots, and the entries' inserts (one
+    per node written alone, one per group written together)."""
 
-    NAMES = ("of_tree", "of_state", "record_node")
+    NAMES = ((writers, "of_tree"), (writers, "of_state"), (writers, "record_node"),
+             (store, "record_nodes"))
 
     def __init__(self) -> None:
         self.cpu = self.wall = 0.0
@@ -126,14 +130,14 @@ class JournalTimer:
 
     @contextlib.contextmanager
     def installed(self) -> Iterator[JournalTimer]:
-        saved = {name: getattr(writers, name) for name in self.NAMES}
-        for name, function in saved.items():
-            setattr(writers, name, self.wrap(function))
+        saved = {(module, name): getattr(module, name) for module, name in self.NAMES}
+        for (module, name), function in saved.items():
+            setattr(module, name, self.wrap(function))
         try:
             yield self
         finally:
-            for name, function in saved.items():
-                setattr(writers, name, function)
+            for (module, name), function in saved.items():
+                setattr(module, name, function)
 
 
 def parallel_opener(config: str) -> parallel.Opener:

@@ -14,8 +14,10 @@ is what tells the writers apart:
   :attr:`~InTransactionWriter.group_size` nodes may also be written together
   in ONE transaction (:meth:`~InTransactionWriter.write_together`), each
   checked and journaled in it: the statements a node's write needs are then
-  shared by the group. If anything of it fails nothing is written, and the
-  run writes those nodes one by one, which says which node failed and why.
+  shared by the group, the journal's entries inserted in one statement. If
+  anything of it fails nothing is written, and the run writes those nodes one
+  by one, which says which node failed and why
+  (:func:`~placement_wsgi.objects.tree_change.applied_together`).
 * :class:`ReadBackWriter`, over HTTP (or any transport that only passes
   requests on): the plan is the sequence of API requests
   (:class:`~nova_reshape.compute.execute.RestPlanWriter`); the nodes written
@@ -32,7 +34,6 @@ for "in-process on the database",
 
 from __future__ import annotations
 
-import logging
 from collections.abc import Callable, Mapping, Sequence
 from typing import NamedTuple, Protocol
 
@@ -48,22 +49,23 @@ from nova_reshape.compute.execute import (
 from nova_reshape.compute.node_result import NodeResult
 from nova_reshape.compute.readers import NodeReader, counted
 from nova_reshape.compute.tree_source import NodeState, node_state
-from nova_reshape.journal import of_state, of_tree, record_node
+from nova_reshape.journal import Change, GroupEntries, of_state, of_tree, record_node
 from nova_reshape.provider_tree import ProviderTree
 from nova_reshape.transport.counting import CountingTransport
 from nova_reshape.transport.direct import on_database
-from placement_wsgi.objects.tree_change import TreeCheck, disjoint
+from placement_wsgi.objects import tree_change as tree_change_obj
+from placement_wsgi.objects.tree_change import (
+    GROUP_SIZE,
+    TRANSACTIONS_PER_BATCH,  # noqa: F401 - re-exported: the least transactions per batch
+    TreeCheck,
+    applied_together,
+)
 from placement_wsgi.objects.tree_state import TreeState
 
-LOG = logging.getLogger(__name__)
-
-#: Nodes an in-process run writes in one transaction when it can (see
-#: :meth:`InTransactionWriter.write_together`): about 4 statements per node
-#: instead of 44 one by one; 5 gave 8 per node and 2 CPU-ms more, 20 no less
-#: CPU (PostgreSQL, 300 nodes).
-GROUP_SIZE = 10
-#: A batch is written in at least this many transactions (see :func:`group_size`).
-TRANSACTIONS_PER_BATCH = 20
+# GROUP_SIZE (nodes an in-process run writes in one transaction when it can,
+# :meth:`InTransactionWriter.write_together`) and TRANSACTIONS_PER_BATCH (the
+# least number of transactions per batch) are the tree change's rule, shared
+# with the revert.
 
 
 class WrittenNode(NamedTuple):
@@ -134,7 +136,9 @@ class InTransactionWriter:
     """In-process on the database: one transaction per node, checked before commit.
 
     With a ``journal``, each node's entry (its tree as planned from and as
-    written) is written in the node's transaction, after the check.
+    written: the "after" is the check's own read of the tree in the
+    transaction, not another read) is written in the node's transaction, after
+    the check; a group's entries in one statement.
     """
 
     def __init__(self, placement: CountingTransport, journal: NodeJournal | None = None,
@@ -143,7 +147,10 @@ class InTransactionWriter:
         self.journal = journal
         self._checked: list[Checked] = []
 
-    def _recorder(self, node: WrittenNode) -> Callable[[Connection, TreeState], None] | None:
+    def _recorder(self, node: WrittenNode, group: GroupEntries | None = None, index: int = 0,
+                  ) -> Callable[[Connection, TreeState], None] | None:
+        """What journals ``node`` in its transaction: alone, or as the ``index``-th
+        of ``group``."""
         journal = self.journal
         if journal is None:
             return None
@@ -151,8 +158,12 @@ class InTransactionWriter:
         before = of_tree(simulation.tree_before, node.root, simulation.allocations_before)
 
         def record(connection: Connection, state: TreeState) -> None:
-            record_node(connection, journal.run_id, node.nodename,
-                        journal.hosts.get(node.nodename), before, of_state(state))
+            change = Change(node.nodename, journal.hosts.get(node.nodename), before,
+                            of_state(state))
+            if group is None:
+                record_node(connection, journal.run_id, *change)
+            else:
+                group.record(connection, index, change)
 
         return record
 
@@ -183,20 +194,15 @@ class InTransactionWriter:
         the caller writes them one by one, which tells which node and why.
         """
         seen: dict[str, list[NodeState]] = {node.root: [] for node in nodes}
+        group = None if self.journal is None else GroupEntries(self.journal.run_id, len(nodes))
         changes, checks = [], []
-        for node in nodes:
+        for index, node in enumerate(nodes):
             plan = node.simulation.plan
             changes.append(tree_change(plan, generations_of(plan, node.simulation.tree_before),
                                        node.simulation.allocations_before))
             checks.append(TreeCheck(node.root, self._inspector(node, seen[node.root]),
-                                    self._recorder(node)))
-        if not disjoint(changes):
-            return False
-        try:
-            self.placement.apply_tree_changes(changes, checks)
-        except Exception:  # noqa: BLE001 - rolled back; written one by one, which says why
-            LOG.debug("writing %d nodes together failed; writing them one by one",
-                      len(nodes), exc_info=True)
+                                    self._recorder(node, group, index)))
+        if not applied_together(self.placement.apply_tree_changes, changes, checks):
             return False
         # A transaction run again (a deadlock) checks again: the last check is the one committed.
         self._checked += [Checked(node, [], seen[node.root][-1].tree) for node in nodes]
@@ -259,11 +265,10 @@ class ReadBackWriter:
 
 
 def group_size(writer: NodeWriter, batch: int) -> int:
-    """Nodes per transaction in a batch of ``batch`` nodes: the writer's group, but a
-    batch in at least :data:`TRANSACTIONS_PER_BATCH` transactions, so that a
-    small run (or a worker's small share) still commits as it goes, not all at
-    its end (a cut run then has the more done)."""
-    return max(1, min(writer.group_size, batch // TRANSACTIONS_PER_BATCH))
+    """Nodes per transaction in a batch of ``batch`` nodes: the writer's group, in at
+    least :data:`TRANSACTIONS_PER_BATCH` transactions
+    (:func:`~placement_wsgi.objects.tree_change.group_size`)."""
+    return tree_change_obj.group_size(batch, writer.group_size)
 
 
 def writer_for(placement: CountingTransport, reader: NodeReader,

@@ -11,6 +11,7 @@ from nova_reshape.journal.recorder import Recorder, command_line, recording
 from nova_reshape.journal.snapshot import Snapshot, absent, differences, of_state, of_tree
 from nova_reshape.journal.store import (
     Change,
+    GroupEntries,
     NodeEntry,
     Run,
     RunStatus,
@@ -20,6 +21,6 @@ from nova_reshape.journal.store import (
     record_node,
 )
 
-__all__ = ["Change", "NodeEntry", "Recorder", "Run", "RunStatus", "Snapshot", "absent",
-           "command_line", "differences", "entries", "get_run", "list_runs", "of_state",
+__all__ = ["Change", "GroupEntries", "NodeEntry", "Recorder", "Run", "RunStatus", "Snapshot",
+           "absent", "command_line", "differences", "entries", "get_run", "list_runs", "of_state",
            "of_tree", "record_node", "recording"]

@@ -34,7 +34,7 @@ from typing import Any
 from sqlalchemy.engine import Engine
 
 from nova_reshape.journal import http_io, journal_file, plan, store
-from nova_reshape.journal.revert import NodeRevert, Reverter, RevertStatus, one_line
+from nova_reshape.journal.revert import NodeRevert, Reached, Reverter, RevertStatus, one_line
 from nova_reshape.journal.snapshot import Snapshot, differences
 from nova_reshape.transport.base import Placement
 from placement_wsgi import errors
@@ -82,16 +82,20 @@ class HttpReverter(Reverter):
                 found[entry.root] = now
         return found
 
-    def node(self, entry: store.NodeEntry, current: Snapshot | None) -> NodeRevert:
+    def group_size(self, count: int) -> int:
+        return 1  # the request sequence is one node at a time
+
+    def decide(self, entry: store.NodeEntry, current: Snapshot | None) -> Reached:
         if entry.root in self.pending and current is not None:
             if not differences(entry.before, current, consumer_generations=False):
-                return _left(entry, current, RevertStatus.ALREADY, NEVER_WRITTEN)
+                return Reached(entry, _left(entry, current, RevertStatus.ALREADY,
+                                            NEVER_WRITTEN))
             found = differences(entry.after, current, consumer_generations=False)
             if found:
-                return _left(entry, current, RevertStatus.REFUSED,
-                             CUT_MID_WAY.format(found=one_line(found)))
+                return Reached(entry, _left(entry, current, RevertStatus.REFUSED,
+                                            CUT_MID_WAY.format(found=one_line(found))))
             entry = entry._replace(after=current)  # written: the after is what is there
-        return super().node(entry, current)
+        return super().decide(entry, current)
 
     def write(self, entry: store.NodeEntry, current: Snapshot,
               change: Any) -> tuple[RevertStatus, str]:

@@ -12,12 +12,18 @@ the order they were written:
    otherwise the node is **refused** with one line naming what changed, and
    the other nodes go on;
 3. the change back (:func:`~nova_reshape.journal.plan.change_for`) is
-   written in ONE transaction
-   (:meth:`~placement_wsgi.direct.PlacementDirect.apply_tree_change`) whose
-   check, before commit, reads the node and requires it to equal the
-   "before" (else it is rolled back: ``invariant``), and whose ``record``
-   journals the node in the same transaction for the revert's own run, so
-   a revert is itself revertable and a killed one leaves an exact journal.
+   written in ONE transaction whose check, before commit, reads the node
+   and requires it to equal the "before" (else it is rolled back:
+   ``invariant``), and whose ``record`` journals the node in the same
+   transaction for the revert's own run, so a revert is itself revertable
+   and a killed one leaves an exact journal. Up to a group of nodes
+   (:func:`~placement_wsgi.objects.tree_change.group_size`) share that
+   transaction, as the migration's do
+   (:meth:`~placement_wsgi.direct.PlacementDirect.apply_tree_changes`: one
+   read of their trees, their entries in one statement); if anything of the
+   group fails nothing of it is written and its nodes are written again one
+   per transaction (:meth:`~placement_wsgi.direct.PlacementDirect.apply_tree_change`),
+   which tells which node is refused and why.
 
 A dry run does steps 1 and 2 and describes each change step 3 would write
 (:func:`~nova_reshape.journal.plan.describe`); the real revert reports the
@@ -31,7 +37,7 @@ from __future__ import annotations
 import dataclasses
 import enum
 from collections.abc import Callable, Iterator, Sequence
-from typing import Any
+from typing import Any, NamedTuple
 
 from sqlalchemy.engine import Connection
 
@@ -40,8 +46,9 @@ from nova_reshape.journal.snapshot import Snapshot, differences, of_state
 from placement_wsgi import errors
 from placement_wsgi.db.database import Database
 from placement_wsgi.direct import PlacementDirect
+from placement_wsgi.objects import tree_change
 from placement_wsgi.objects.allocation import consumer_views
-from placement_wsgi.objects.tree_change import TreeCheck
+from placement_wsgi.objects.tree_change import TreeChange, TreeCheck
 from placement_wsgi.objects.tree_state import DEFAULT_BATCH_SIZE, TreeState, consumer_body
 
 #: Phrases of what changed named in a refusal's line before "and N more".
@@ -98,42 +105,76 @@ def selected(keys: Sequence[store.EntryKey], hosts: Sequence[str]) -> list[store
     return [key for key in keys if key.host in wanted or key.nodename in wanted]
 
 
+class Reached(NamedTuple):
+    """A node the revert has decided on: its outcome so far and, when it is to be
+    written, the change back and the node as found (``current``)."""
+
+    entry: store.NodeEntry
+    result: NodeRevert
+    current: Snapshot | None = None
+    change: TreeChange | None = None
+
+
 class Reverter:
     """Reverts node entries through ``direct`` (an open PlacementDirect).
 
     ``run_id``: the revert's own journaled run (None for a dry run, which
     writes nothing). ``progress(phase, done, total)`` after each node.
     ``stop()``: checked before each node; once true the revert returns what
-    it did (the nodes not reached are untouched).
+    it did (the nodes not reached, or decided on but not written yet, are
+    untouched). ``share``: how many nodes this reverter reverts in all, when
+    :meth:`revert` gets them in parts (a worker's chunks); its group size
+    follows from it.
+
+    The nodes to write are written up to a group at a time in ONE transaction
+    (:meth:`write_together`), as the migration writes them; a group that
+    fails as a whole is written again one node per transaction
+    (:meth:`write`), which says which node failed and why.
     """
 
     def __init__(self, direct: PlacementDirect, *, run_id: str | None,
                  progress: Callable[[str, int, int], None] | None = None,
                  batch_size: int = DEFAULT_BATCH_SIZE,
-                 stop: Callable[[], bool] = lambda: False) -> None:
+                 stop: Callable[[], bool] = lambda: False, share: int | None = None,
+                 ) -> None:
         self.direct = direct
         self.run_id = run_id
         self.progress = progress or (lambda phase, done, total: None)
         self.batch_size = batch_size
         self.stop = stop
+        self.share = share
+
+    def group_size(self, count: int) -> int:
+        """Nodes decided on before they are written together, of ``count`` given to
+        :meth:`revert` (:func:`~placement_wsgi.objects.tree_change.group_size` of
+        the reverter's share)."""
+        return tree_change.group_size(self.share or count)
 
     def revert(self, keys: Sequence[store.EntryKey]) -> list[NodeRevert]:
         """Each entry's outcome, in the order of ``keys``; entries are read from the
-        journal and nodes from Placement a batch at a time."""
+        journal and nodes from Placement a batch at a time, written a group at a
+        time."""
         results: list[NodeRevert] = []
+        size = self.group_size(len(keys))
         for batch in self.batches(keys):
             now = self.read_now(batch)
-            written: set[str] = set()  # consumers this batch's reverts wrote so far
+            written: set[str] = set()  # consumers this batch's reverts write
+            reached: list[Reached] = []
             for entry in batch:
                 if self.stop():
                     return results
-                if _known(entry) & written:  # a consumer in two nodes: read again
+                if _known(entry) & written:  # a consumer in two nodes: read again, once
+                    results += self.settle(reached, len(keys), len(results))  # written
+                    reached = []
                     now.pop(entry.root, None)
                     now.update(self.read_now([entry]))
-                result = self.node(entry, now.get(entry.root))
-                written.update(result.changes.get("allocations", {}))
-                results.append(result)
-                self.progress("revert", len(results), len(keys))
+                decided = self.decide(entry, now.get(entry.root))
+                written.update(decided.result.changes.get("allocations", {}))
+                reached.append(decided)
+                if len(reached) >= size:
+                    results += self.settle(reached, len(keys), len(results))
+                    reached = []
+            results += self.settle(reached, len(keys), len(results))
         return results
 
     def batches(self, keys: Sequence[store.EntryKey]) -> Iterator[list[store.NodeEntry]]:
@@ -152,15 +193,16 @@ class Reverter:
                                      _outside(entry, states[entry.root], bodies))
                 for entry in batch if entry.root in states}
 
-    def node(self, entry: store.NodeEntry, current: Snapshot | None) -> NodeRevert:
-        """One node's outcome (steps 2 and 3 of the module docstring)."""
+    def decide(self, entry: store.NodeEntry, current: Snapshot | None) -> Reached:
+        """Step 2: the node's outcome but for its write, and the change to write
+        (none: refused, already back, or a dry run, whose outcome is final)."""
         result = NodeRevert(entry.nodename, entry.host, entry.root, RevertStatus.REFUSED)
         if current is None:
             if not entry.before.providers:  # the run created the node; it is gone again
                 result.status = RevertStatus.ALREADY
-                return result
+                return Reached(entry, result)
             result.reason = f"root provider {entry.root} is gone"
-            return result
+            return Reached(entry, result)
         result.before = plan.outline(current)
         changed = differences(entry.after, current)
         if changed:
@@ -168,43 +210,69 @@ class Reverter:
                 result.status = RevertStatus.ALREADY
             else:
                 result.reason = "changed since the run: " + one_line(changed)
-            return result
+            return Reached(entry, result)
         try:
             change = plan.change_for(entry.before, current)
         except plan.CannotRevert as error:
             result.reason = str(error)
-            return result
+            return Reached(entry, result)
         result.changes = plan.describe(change)
+        result.status, result.after = RevertStatus.WOULD_REVERT, plan.outline(entry.before)
         if self.run_id is None:
-            result.status, result.after = RevertStatus.WOULD_REVERT, plan.outline(entry.before)
-            return result
-        result.status, result.reason = self.write(entry, current, change)
-        if result.status is not RevertStatus.REVERTED:
-            result.changes = {}
-        else:
-            result.after = plan.outline(entry.before)
-        return result
+            return Reached(entry, result)
+        return Reached(entry, result, current, change)
+
+    def settle(self, reached: Sequence[Reached], total: int, done: int) -> list[NodeRevert]:
+        """Step 3 for the nodes of ``reached`` to write: together when there are
+        several and they can be, else one by one; the outcomes, in order (progress
+        said for each, ``done`` of ``total`` before them)."""
+        writes = [item for item in reached if item.change is not None]
+        if not (len(writes) > 1 and self.write_together(writes)):
+            for item in writes:
+                assert item.current is not None and item.change is not None
+                self._written(item.result, *self.write(item.entry, item.current, item.change))
+        for position in range(1, len(reached) + 1):
+            self.progress("revert", done + position, total)
+        return [item.result for item in reached]
+
+    @staticmethod
+    def _written(result: NodeRevert, status: RevertStatus, reason: str) -> None:
+        result.status, result.reason = status, reason
+        if status is not RevertStatus.REVERTED:
+            result.changes, result.after = {}, []
+
+    def write_together(self, writes: Sequence[Reached]) -> bool:
+        """Write every change of ``writes`` in ONE transaction, each node checked and
+        journaled in it as :meth:`write` does one (the entries in one statement);
+        False when nothing was written
+        (:func:`~placement_wsgi.objects.tree_change.applied_together`)."""
+        assert self.run_id is not None
+        group = store.GroupEntries(self.run_id, len(writes))
+        checks = []
+        for index, item in enumerate(writes):
+            assert item.current is not None
+            checks.append(TreeCheck(item.entry.root, _no_inspection, _restorer(
+                item.entry, item.current, group.recorder(index))))
+        if not tree_change.applied_together(self.direct.apply_tree_changes,
+                                            [item.change for item in writes], checks):
+            return False
+        for item in writes:
+            self._written(item.result, RevertStatus.REVERTED, "")
+        return True
 
     def write(self, entry: store.NodeEntry, current: Snapshot,
               change: Any) -> tuple[RevertStatus, str]:
-        """Write ``change`` (``current`` -> ``entry.before``); the status and reason."""
+        """Write ``change`` (``current`` -> ``entry.before``) alone; the status and
+        reason."""
         assert self.run_id is not None
         run_id = self.run_id
 
-        def restored_and_recorded(connection: Connection, state: TreeState) -> None:
-            # Checked here rather than in the TreeCheck's inspect: the consumers the
-            # entry knows outside the tree are read on the transaction's connection.
-            elsewhere = _not_in_tree(entry, state)
-            now = of_state(state, _outside(entry, state, _bodies(connection, elsewhere)
-                                           if elsewhere else {}))
-            found = differences(entry.before, now, consumer_generations=False)
-            if found:
-                raise NotRestored(one_line(found))
-            store.record_node(connection, run_id, entry.nodename, entry.host, current, now)
+        def record(connection: Connection, change: store.Change) -> None:
+            store.record_node(connection, run_id, *change)
 
         try:
-            self.direct.apply_tree_change(change, TreeCheck(entry.root, lambda state: None,
-                                                            restored_and_recorded))
+            self.direct.apply_tree_change(change, TreeCheck(
+                entry.root, _no_inspection, _restorer(entry, current, record)))
         except NotRestored as error:
             return RevertStatus.INVARIANT, f"the write would not restore it, rolled back: {error}"
         except errors.ConcurrentUpdate as error:
@@ -212,6 +280,31 @@ class Reverter:
         except errors.PlacementError as error:
             return RevertStatus.FAILED, f"Placement refused the change: {error}"
         return RevertStatus.REVERTED, ""
+
+
+def _no_inspection(state: TreeState) -> None:
+    """The restorer checks the node (it needs the transaction's connection)."""
+
+
+def _restorer(entry: store.NodeEntry, current: Snapshot,
+              record: Callable[[Connection, store.Change], None],
+              ) -> Callable[[Connection, TreeState], None]:
+    """The record step of ``entry``'s write, in its transaction: :class:`NotRestored`
+    unless the node as written equals the "before" (rolled back), else ``record``
+    journals the node (``current`` -> as written) on that connection."""
+
+    def restored_and_recorded(connection: Connection, state: TreeState) -> None:
+        # Checked here rather than in the TreeCheck's inspect: the consumers the
+        # entry knows outside the tree are read on the transaction's connection.
+        elsewhere = _not_in_tree(entry, state)
+        now = of_state(state, _outside(entry, state, _bodies(connection, elsewhere)
+                                       if elsewhere else {}))
+        found = differences(entry.before, now, consumer_generations=False)
+        if found:
+            raise NotRestored(one_line(found))
+        record(connection, store.Change(entry.nodename, entry.host, current, now))
+
+    return restored_and_recorded
 
 
 def _known(entry: store.NodeEntry) -> set[str]:

@@ -24,7 +24,7 @@ import datetime
 import enum
 import json
 import uuid
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from typing import Any, NamedTuple
 
 import sqlalchemy as sa
@@ -159,6 +159,36 @@ def record_nodes(connection: Connection, run_id: str, changes: Sequence[Change])
     return list(connection.execute(
         schema.nodes.insert().returning(schema.nodes.c.id, sort_by_parameter_order=True),
         rows).scalars())
+
+
+class GroupEntries:
+    """The entries of ``size`` nodes written together in ONE transaction
+    (:func:`~placement_wsgi.objects.tree_change.apply_tree_changes`), inserted in
+    one statement (:func:`record_nodes`) when the group's last node is recorded.
+
+    Each node's check records its own, in the group's order (``index`` 0 to
+    ``size - 1``), on the group's connection: the entries commit with the
+    group's change or not at all. A transaction run again (a deadlock) records
+    them again from the first, which starts over.
+    """
+
+    def __init__(self, run_id: str, size: int) -> None:
+        self.run_id = run_id
+        self.size = size
+        self._changes: dict[int, Change] = {}
+
+    def recorder(self, index: int) -> Callable[[Connection, Change], None]:
+        """What records node ``index``'s change (:meth:`record`)."""
+        return lambda connection, change: self.record(connection, index, change)
+
+    def record(self, connection: Connection, index: int, change: Change) -> None:
+        """Node ``index``'s change; the last one inserts the group's entries."""
+        if index == 0:
+            self._changes = {}
+        self._changes[index] = change
+        if index == self.size - 1:
+            record_nodes(connection, self.run_id,
+                         [self._changes[position] for position in range(self.size)])
 
 
 def update_nodes(connection: Connection, afters: Mapping[int, Snapshot]) -> None:

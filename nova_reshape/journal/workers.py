@@ -7,7 +7,9 @@ Each worker is a spawned process with its own PlacementDirect (``opener``,
 which must pickle) and takes the entries a chunk at a time
 (:data:`CHUNK` nodes, in the journal's order; results come back in that
 order). Nodes never share providers, so workers never write the same row;
-each node is still one transaction, journaled in it under the revert's run.
+each worker writes its nodes a group per transaction (the group's size
+follows from the worker's share of the nodes, not from one chunk), each
+node journaled in it under the revert's run.
 
 SIGINT and SIGTERM: the parent sets a shared stop flag, each worker
 finishes the node it is writing (:func:`placement_wsgi.cmd.signals.defer_to`)
@@ -38,11 +40,13 @@ Opener = Callable[[], contextlib.AbstractContextManager[Any]]
 _WORKER: dict[str, Any] = {}
 
 
-def _start(opener: Opener, stop_flag: Any, run_id: str | None, batch_size: int) -> None:
+def _start(opener: Opener, stop_flag: Any, run_id: str | None, batch_size: int,
+           share: int) -> None:
     """Pool initializer: nothing that can fail (a failing initializer makes the pool
     start workers forever); Placement is opened by the worker's first task."""
     signals.defer_to(stop_flag.set)
-    _WORKER.update(opener=opener, stop=stop_flag.is_set, run_id=run_id, batch_size=batch_size)
+    _WORKER.update(opener=opener, stop=stop_flag.is_set, run_id=run_id, batch_size=batch_size,
+                   share=share)
 
 
 def _reverter() -> Reverter:
@@ -52,7 +56,8 @@ def _reverter() -> Reverter:
         atexit.register(stack.close)
         transport = stack.enter_context(_WORKER["opener"]())
         _WORKER["reverter"] = Reverter(transport.direct, run_id=_WORKER["run_id"],
-                                       batch_size=_WORKER["batch_size"], stop=_WORKER["stop"])
+                                       batch_size=_WORKER["batch_size"], stop=_WORKER["stop"],
+                                       share=_WORKER["share"])
     return _WORKER["reverter"]
 
 
@@ -79,7 +84,8 @@ def revert_in_workers(opener: Opener, keys: Sequence[EntryKey], *, run_id: str |
     chunks = [list(keys[start:start + CHUNK]) for start in range(0, len(keys), CHUNK)]
     results: list[NodeRevert] = []
     pool = context.Pool(workers, initializer=_start,
-                        initargs=(opener, stop_flag, run_id, batch_size))
+                        initargs=(opener, stop_flag, run_id, batch_size,
+                                  -(-len(keys) // workers)))
     try:
         for done in pool.imap(_revert, chunks):
             results += done

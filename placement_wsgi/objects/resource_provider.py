@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import dataclasses
 import uuid as uuid_module
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 
 import sqlalchemy as sa
 from sqlalchemy.engine import Connection
@@ -214,35 +214,77 @@ def delete_provider(connection: Connection, uuid: str) -> None:
     aggregates themselves stay). 404, then 409 cannot_delete_parent, then
     409 resource_provider.inuse.
     """
-    # Locked: a concurrent child create or allocation write waits for us
-    # (and then fails), or commits first and is seen by the checks below.
-    row = _provider_ids(connection, uuid)
-    if row is None:
-        raise errors.NotFound(f"No resource provider with uuid {uuid} found for delete")
-    provider_id = row.id
-    # Rows that keep it (a child, an allocation), each with the API's refusal.
+    delete_providers(connection, [uuid])
+
+
+def _deletable(connection: Connection, uuids: Sequence[str]) -> dict[int, int | None]:
+    """id -> parent id of ``uuids``, in order, each deletable once those before it
+    are deleted; else the error :func:`delete_provider` raises for the first that
+    is not (rows locked: a concurrent child create or allocation write waits for
+    us, and then fails, or commits first and is seen here)."""
+    found = {row.uuid: (row.id, row.parent_provider_id) for row in connection.execute(
+        sa.select(_providers.c.id, _providers.c.uuid, _providers.c.parent_provider_id)
+        .where(_providers.c.uuid.in_(sorted(set(uuids)))).with_for_update())}
+    ids = [provider_id for provider_id, _ in found.values()]
+    children: dict[int, set[int]] = {}
+    for child, parent in connection.execute(
+            sa.select(_providers.c.id, _providers.c.parent_provider_id)
+            .where(_providers.c.parent_provider_id.in_(ids))):
+        children.setdefault(parent, set()).add(child)
     allocations = tables.allocations
-    for keeping, refusal, code in (
-            (_providers.c.parent_provider_id,
-             f"Unable to delete parent resource provider {uuid}: It has child resource "
-             "providers.", errors.PROVIDER_CANNOT_DELETE_PARENT),
-            (allocations.c.resource_provider_id,
-             f"Unable to delete resource provider {uuid}: Resource provider has "
-             "allocations.", errors.PROVIDER_INUSE)):
-        if connection.execute(sa.select(keeping).where(keeping == provider_id)
-                              .limit(1)).first() is not None:
-            raise errors.Conflict(refusal, code=code)
+    allocated = set(connection.execute(
+        sa.select(allocations.c.resource_provider_id).distinct()
+        .where(allocations.c.resource_provider_id.in_(ids))).scalars())
+    deleted: dict[int, int | None] = {}
+    for uuid in uuids:
+        provider_id, parent = found.get(uuid, (None, None))
+        if provider_id is None or provider_id in deleted:
+            raise errors.NotFound(f"No resource provider with uuid {uuid} found for delete")
+        if children.get(provider_id, set()) - set(deleted):
+            raise errors.Conflict(
+                f"Unable to delete parent resource provider {uuid}: It has child resource "
+                "providers.", code=errors.PROVIDER_CANNOT_DELETE_PARENT)
+        if provider_id in allocated:
+            raise errors.Conflict(
+                f"Unable to delete resource provider {uuid}: Resource provider has "
+                "allocations.", code=errors.PROVIDER_INUSE)
+        deleted[provider_id] = parent
+    return deleted
+
+
+def _levels(parents: dict[int, int | None]) -> list[list[int]]:
+    """The providers of ``parents`` (id -> parent id, children before their parents)
+    in levels: no provider of a level has a child in the levels after it, so
+    deleting level by level never leaves a row referring to a deleted one."""
+    level: dict[int, int] = {}
+    for provider_id, parent in parents.items():  # a child's level is known before its parent's
+        level.setdefault(provider_id, 0)
+        if parent in parents:
+            level[parent] = max(level.get(parent, 0), level[provider_id] + 1)
+    return [[provider_id for provider_id in parents if level[provider_id] == depth]
+            for depth in range(max(level.values()) + 1)]
+
+
+def delete_providers(connection: Connection, uuids: Sequence[str]) -> None:
+    """:func:`delete_provider` for each of ``uuids`` in order (children before their
+    parents), in the caller's transaction: the same refusal for the first
+    provider refused, nothing deleted then; a few statements for all of them."""
+    if not uuids:
+        return
+    parents = _deletable(connection, uuids)
+    ids = list(parents)
     for table in (tables.inventories, tables.resource_provider_aggregates,
                   tables.resource_provider_traits):
-        connection.execute(table.delete().where(
-            table.c.resource_provider_id == provider_id))
+        connection.execute(table.delete().where(table.c.resource_provider_id.in_(ids)))
     # InnoDB checks foreign keys row by row, so a root (whose
-    # root_provider_id refers to itself) must let go of itself first.
+    # root_provider_id refers to itself) must let go of itself first...
     connection.execute(_providers.update()
-                       .where(_providers.c.id == provider_id,
-                              _providers.c.root_provider_id == provider_id)
+                       .where(_providers.c.id.in_(ids),
+                              _providers.c.root_provider_id == _providers.c.id)
                        .values(root_provider_id=None))
-    connection.execute(_providers.delete().where(_providers.c.id == provider_id))
+    # ... and children go before their parents: one statement per level.
+    for level in _levels(parents):
+        connection.execute(_providers.delete().where(_providers.c.id.in_(level)))
 
 
 def delete_resource_provider(database: Database, uuid: str) -> None:

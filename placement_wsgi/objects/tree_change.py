@@ -26,7 +26,8 @@ with their checks and errors:
    (:func:`~placement_wsgi.objects.reshaper.replace_inventories_and_allocations`);
    otherwise each provider's inventory as ``PUT .../inventories`` replaces it;
 6. the providers leaving the tree are deleted
-   (:func:`~placement_wsgi.objects.resource_provider.delete_provider`);
+   (:func:`~placement_wsgi.objects.resource_provider.delete_providers`: each as
+   ``DELETE /resource_providers/{uuid}``, all in a few statements);
 7. with a :class:`TreeCheck`, the tree is read as it now stands, inside the
    same transaction (a root the change deleted: a tree without providers),
    and handed to the caller's check: whatever the check raises rolls the
@@ -49,6 +50,7 @@ written.
 from __future__ import annotations
 
 import dataclasses
+import logging
 from collections.abc import Callable, Sequence
 from typing import NamedTuple, TypeVar
 
@@ -228,8 +230,7 @@ def _write(connection: Connection, change: TreeChange, allocation_options: dict,
         aggregate_obj.replace_provider_aggregates(connection, get_provider(connection, uuid),
                                                   aggregates)
     _write_inventories(connection, change, ids, generations, allocation_options)
-    for uuid in change.delete:
-        rp_obj.delete_provider(connection, uuid)
+    rp_obj.delete_providers(connection, change.delete)
     return sorted(set(ids) - set(change.delete))
 
 
@@ -266,6 +267,42 @@ def _apply(connection: Connection, changes: Sequence[TreeChange],
     _checked(connection, after, checks,
              {uuid for change in changes for uuid in change.delete})
     return {uuid: generation for uuid, (_, generation) in after.items()}
+
+
+LOG = logging.getLogger(__name__)
+
+#: Trees a caller writes in one transaction when it can (:func:`applied_together`):
+#: about 4 statements per node instead of 44 one by one; 5 gave 8 per node and
+#: 2 CPU-ms more, 20 no less CPU (the migration, PostgreSQL, 300 nodes).
+GROUP_SIZE = 10
+#: A batch is written in at least this many transactions (see :func:`group_size`).
+TRANSACTIONS_PER_BATCH = 20
+
+
+def group_size(batch: int, largest: int = GROUP_SIZE) -> int:
+    """Trees per transaction in a batch of ``batch`` trees: ``largest``, but a batch
+    in at least :data:`TRANSACTIONS_PER_BATCH` transactions, so that a small run
+    (or a worker's small share) still commits as it goes, not all at its end (a
+    cut run then has the more done)."""
+    return max(1, min(largest, batch // TRANSACTIONS_PER_BATCH))
+
+
+def applied_together(apply: Callable[[Sequence[TreeChange], Sequence[TreeCheck]], object],
+                     changes: Sequence[TreeChange], checks: Sequence[TreeCheck]) -> bool:
+    """Whether ``apply(changes, checks)`` (an :func:`apply_tree_changes`) wrote them
+    all in ONE transaction. False when nothing was written: they are not
+    :func:`disjoint`, or anything failed (a conflict, a check's refusal, any
+    error; rolled back). A caller then writes them one by one, which tells which
+    tree failed and why: the one way every caller writes trees in groups."""
+    if not disjoint(changes):
+        return False
+    try:
+        apply(changes, checks)
+    except Exception:  # noqa: BLE001 - rolled back; written one by one, which says why
+        LOG.debug("writing %d trees together failed; writing them one by one",
+                  len(changes), exc_info=True)
+        return False
+    return True
 
 
 def disjoint(changes: Sequence[TreeChange]) -> bool:

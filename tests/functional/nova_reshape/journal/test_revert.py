@@ -14,11 +14,14 @@ import json
 import os
 import signal
 
+import pytest
 import sqlalchemy as sa
 
 from nova_reshape.cmd import manage
 from nova_reshape.journal import schema
+from nova_reshape.journal.revert import Reverter
 from placement_wsgi.direct import PlacementDirect
+from placement_wsgi.objects import tree_change
 from tests.fixtures.config import make_conf
 from tests.fixtures.http_journal import MIXED
 from tests.fixtures.killed_runs import children, generate, start_revert, wait_until_reverting
@@ -73,7 +76,28 @@ def _statuses(report: dict) -> dict[str, str]:
     return {node["nodename"]: node["status"] for node in report["nodes"]}
 
 
-def test_revert_restores_every_table_and_its_revert_restores_the_migration(db_url, tmp_path):
+@pytest.fixture(params=["one node per transaction", "a group per transaction"])
+def grouped(request, monkeypatch):
+    """Both ways a revert (and the migration) writes nodes: at this size one per
+    transaction, or, with every node a transaction's worth, all in one group (the
+    groups written are counted: none in the first case, some in the second)."""
+    written = []
+    if request.param == "a group per transaction":
+        monkeypatch.setattr(tree_change, "TRANSACTIONS_PER_BATCH", 1)
+        applied = tree_change.applied_together
+
+        def counted(apply, changes, checks):
+            done = applied(apply, changes, checks)
+            written.extend([len(changes)] if done else [])
+            return done
+
+        monkeypatch.setattr(tree_change, "applied_together", counted)
+    yield written
+    assert bool(written) == (request.param == "a group per transaction")
+
+
+def test_revert_restores_every_table_and_its_revert_restores_the_migration(db_url, tmp_path,
+                                                                           grouped):
     conf, before, run_id = _migrated(db_url, tmp_path)
     migrated = normalized_dump(db_url)
     code, report = _revert(conf, run_id)
@@ -85,7 +109,8 @@ def test_revert_restores_every_table_and_its_revert_restores_the_migration(db_ur
     assert normalized_dump(db_url) == migrated
 
 
-def test_a_node_changed_after_the_run_is_refused_and_the_others_revert(db_url, tmp_path):
+def test_a_node_changed_after_the_run_is_refused_and_the_others_revert(db_url, tmp_path,
+                                                                       grouped):
     conf, before, run_id = _migrated(db_url, tmp_path)
     consumer = _consumer_of("cmp-0001")
     with PlacementDirect(make_conf(db_url)) as placement:
@@ -106,7 +131,8 @@ def test_a_node_changed_after_the_run_is_refused_and_the_others_revert(db_url, t
     assert sizes == {"cmp-0000": 1, "cmp-0001": 9, "cmp-0002": 1}
 
 
-def test_the_dry_run_plan_is_what_the_revert_writes_and_writes_nothing(db_url, tmp_path):
+def test_the_dry_run_plan_is_what_the_revert_writes_and_writes_nothing(db_url, tmp_path,
+                                                                       grouped):
     conf, before, run_id = _migrated(db_url, tmp_path)
     migrated = normalized_dump(db_url)
     code, plan = _revert(conf, run_id, "--dry-run")
@@ -151,7 +177,7 @@ def _journal_rows(db_url: str) -> list[tuple[str, str]]:
 
 
 def test_a_revert_killed_mid_way_converges_when_run_again(db_url, tmp_path):
-    hosts = 12
+    hosts = 2 * tree_change.TRANSACTIONS_PER_BATCH  # two nodes per transaction
     conf, before, run_id = _migrated(db_url, tmp_path, hosts=hosts)
     process = start_revert(conf, run_id, "--workers", "1")
     wait_until_reverting(db_url, process, below=(hosts - 1) * 8)
@@ -171,3 +197,42 @@ def test_a_revert_killed_mid_way_converges_when_run_again(db_url, tmp_path):
     assert statuses.count("already-reverted") == hosts - left // 8
     assert statuses.count("reverted") == left // 8
     assert normalized_dump(db_url) == before
+
+
+def test_a_group_that_fails_is_written_one_node_at_a_time_which_names_the_node(
+        db_url, tmp_path, monkeypatch):
+    """A node written meanwhile (after the revert read it) fails its group's
+    transaction: nothing of the group is written, then each node on its own is,
+    and only that node is left, with one line saying why."""
+    monkeypatch.setattr(tree_change, "TRANSACTIONS_PER_BATCH", 1)
+    conf, before, run_id = _migrated(db_url, tmp_path)
+    root = helpers.generator.stable_uuid(0, "cmp-0001")
+    read_now = Reverter.read_now
+
+    def read_then_written_meanwhile(self, batch):
+        now = read_now(self, batch)
+        if self.run_id is not None and root in now:
+            with PlacementDirect(make_conf(db_url)) as placement:
+                helpers.ok(placement.put("/traits/CUSTOM_MEANWHILE", microversion="1.6"))
+                provider = helpers.ok(placement.get(f"/resource_providers/{root}"))
+                helpers.ok(placement.put(f"/resource_providers/{root}/traits", json={
+                    "traits": ["CUSTOM_MEANWHILE"],
+                    "resource_provider_generation": provider["generation"]},
+                    microversion="1.6"))
+        return now
+
+    monkeypatch.setattr(Reverter, "read_now", read_then_written_meanwhile)
+    applied, groups = tree_change.applied_together, []
+    monkeypatch.setattr(tree_change, "applied_together", lambda *args: groups.append(
+        (len(args[1]), applied(*args))) or groups[-1][1])
+    code, report = _revert(conf, run_id)
+    assert groups == [(3, False)]  # tried together, rolled back, then one by one
+    assert code == manage.EXIT_CONFLICT
+    assert _statuses(report) == {"cmp-0000": "reverted", "cmp-0001": "conflict",
+                                 "cmp-0002": "reverted"}
+    [conflict] = [node for node in report["nodes"] if node["status"] == "conflict"]
+    assert "\n" not in conflict["reason"] and conflict["reason"].startswith("written meanwhile")
+    assert conflict["changes"] == {}
+    revert_roots = [root for run, root in _journal_rows(db_url) if run == report["revert_run"]]
+    assert sorted(revert_roots) == sorted(helpers.generator.stable_uuid(0, host)
+                                          for host in ("cmp-0000", "cmp-0002"))

@@ -120,3 +120,56 @@ def test_delete_refuses_a_provider_with_any_allocation_row(database):
         rp_obj.delete_resource_provider(database, provider.uuid)
     assert raised.value.code == errors.PROVIDER_INUSE
     assert rp_obj.get_resource_provider(database, provider.uuid).uuid == provider.uuid
+
+
+def _tree(database, name: str, depth: int) -> list[rp_obj.ResourceProvider]:
+    """A chain of ``depth`` providers under a root named ``name``: root first."""
+    chain = [rp_obj.create_resource_provider(database, name)]
+    for level in range(1, depth):
+        chain.append(rp_obj.create_resource_provider(database, f"{name}-{level}",
+                                                     parent_uuid=chain[-1].uuid))
+    return chain
+
+
+def _remaining(database) -> set[str]:
+    return set(database.read(lambda connection: connection.execute(
+        sa.select(_providers.c.uuid)).scalars().all()))
+
+
+def test_several_trees_are_deleted_at_once_children_first(database):
+    first, second = _tree(database, "first", 3), _tree(database, "second", 2)
+    sibling = rp_obj.create_resource_provider(database, "sibling", parent_uuid=first[0].uuid)
+    kept = rp_obj.create_resource_provider(database, "kept")
+    database.write(rp_obj.delete_providers,
+                   [first[2].uuid, sibling.uuid, second[1].uuid, first[1].uuid,
+                    second[0].uuid, first[0].uuid])
+    assert _remaining(database) == {kept.uuid}
+    _assert_trees_consistent(database)
+
+
+@pytest.mark.parametrize("refused, code", [
+    ("parent before its child", errors.PROVIDER_CANNOT_DELETE_PARENT),
+    ("allocated", errors.PROVIDER_INUSE),
+    ("unknown", None),
+    ("listed twice", None),
+])
+def test_deleting_several_refuses_the_first_as_one_delete_would_and_deletes_none(
+        database, refused, code):
+    chain = _tree(database, "chain", 2)
+    other = rp_obj.create_resource_provider(database, "other")
+    uuids = {"parent before its child": [other.uuid, chain[0].uuid, chain[1].uuid],
+             "allocated": [chain[1].uuid, other.uuid, chain[0].uuid],
+             "unknown": [chain[1].uuid, "c0ffee00-0000-0000-0000-00000000000f"],
+             "listed twice": [chain[1].uuid, chain[1].uuid]}[refused]
+    if refused == "allocated":
+        database.write(lambda connection: connection.execute(tables.allocations.insert().values(
+            resource_provider_id=other.id, consumer_id="c0ffee00-0000-0000-0000-000000000000",
+            resource_class_id=0, used=1)))
+    with pytest.raises(errors.NotFound if code is None else errors.Conflict) as raised:
+        database.write(rp_obj.delete_providers, uuids)
+    if code is not None:
+        assert raised.value.code == code
+    named = {"parent before its child": chain[0].uuid, "allocated": other.uuid,
+             "unknown": uuids[-1], "listed twice": chain[1].uuid}[refused]
+    assert named in str(raised.value)
+    assert _remaining(database) == {chain[0].uuid, chain[1].uuid, other.uuid}
