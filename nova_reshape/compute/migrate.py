@@ -10,7 +10,7 @@ inventory and allocations in one ``POST /reshaper``.
 It goes in two phases:
 
 1. **Read and check** every node (nothing written), a batch at a time:
-   find its root provider (in a listing of the providers),
+   find its root provider (:mod:`~nova_reshape.compute.provider_listing`),
    read its tree and allocations (:mod:`~nova_reshape.compute.readers`),
    run the pre-flight (:mod:`nova_reshape.compute.preflight`), which
    simulates the reshape on copies and yields the node's plan. Any finding
@@ -66,7 +66,8 @@ from nova_reshape.compute.node_result import (
     Show,
     summarize,
 )
-from nova_reshape.compute.readers import check_read, read_again, read_listing, reader_for
+from nova_reshape.compute.provider_listing import listing_for
+from nova_reshape.compute.readers import check_read, read_again, reader_for
 from nova_reshape.compute.resource_tracker import CONFLICT_ATTEMPTS
 from nova_reshape.compute.spool import Spool
 from nova_reshape.compute.stream import Numbered, numbered_hosts, with_nova_conf
@@ -183,6 +184,8 @@ class Migration:
         self.expected = expected
         #: Reads trees and allocations (in bulk on the database, else per node).
         self.reader = reader_for(self.placement, bulk, settings.batch_size)
+        #: Where each node's root and the providers its check looks up are found.
+        self.listing = listing_for(self.placement, bulk)
         #: Each checked node's host (node name -> host name), for the journal.
         self._hosts: dict[str, str] = {}
         self.writer = writer_for(self.placement, self.reader, None if settings.journal is None
@@ -392,18 +395,18 @@ class Migration:
         :attr:`reader`), each planned, reduced to its compact result and
         spooled: no more than one batch of nodes and trees is held at once.
         """
-        listing = read_listing(self.placement)
-        self.reader.begin(listing.trees)
+        self.reader.begin(self.listing.begin())
         self._calls_seen = self.placement.calls
         self._done = 0
         for batch in stream.batches(self.numbered, self.only, self.options,
                                     self.settings.batch_size, skipped=self._finish):
-            self._check_batch(batch, listing)
+            self._check_batch(batch)
         self.expected = self._done
 
-    def _check_batch(self, batch: list[stream.Checking], listing: preflight.Listing) -> None:
+    def _check_batch(self, batch: list[stream.Checking]) -> None:
         self._hold(item.node for item in batch)
         self._hosts.update((item.node.nodename, item.host) for item in batch if item.host)
+        listing = self.listing.of_nodes([item.node for item in batch])
         by_root: dict[str, list[stream.Checking]] = {}
         for item in batch:
             root, findings = preflight.resolve_root(item.node, listing)
@@ -414,7 +417,13 @@ class Migration:
                 continue
             by_root.setdefault(root, []).append(item)
         names = {root: items[0].node.nodename for root, items in by_root.items()}
-        for state in self.reader.read(names):
+        states: Iterable[NodeState] = self.reader.read(names)
+        if self.listing.per_batch:  # the batch's lookups in one read: its states first
+            states = list(states)
+            listing = self.listing.for_check(listing, ((item.node, state) for state in states
+                                                       for item in by_root[state.root]),
+                                             self.driver)
+        for state in states:
             self._prepare_all(by_root.pop(state.root), state, listing)
         self._hold(())
 
