@@ -196,6 +196,15 @@ class PlacementDirect:
             raise RuntimeError("this PlacementDirect is not open")
         return tree_state.read_trees(self.app.placement_app.database, roots, batch_size)
 
+    def listed_providers(self, uuids: Sequence[str],
+                         names: Sequence[str]) -> list[dict[str, Any]]:
+        """The providers with one of ``uuids`` or ``names`` and their roots, as the
+        1.14 listing shows them (read-only); see
+        :func:`placement_wsgi.objects.tree_state.listed_providers`. Only while open."""
+        if self.app is None:
+            raise RuntimeError("this PlacementDirect is not open")
+        return tree_state.listed_providers(self.app.placement_app.database, uuids, names)
+
     def read_provider_allocations(
             self, uuids: Sequence[str],
             batch_size: int = provider_allocations.DEFAULT_BATCH_SIZE,

@@ -12,6 +12,12 @@ meanwhile are collected later as usual.
 The pause is counted, so overlapping pauses (threaded servers) resume the
 collector only when the last one ends, and it never re-enables a collector
 that someone else had turned off.
+
+A process that is one long run of batches (a migration worker) cannot pause
+the collector for the whole run: the trees it drops each batch hold cycles,
+which only the collector frees. :func:`for_a_long_run` makes it cheap
+instead: its full passes walked the whole heap several times a run (about a
+quarter of a migration's CPU at 300 nodes, profiled on PostgreSQL).
 """
 
 from __future__ import annotations
@@ -20,6 +26,9 @@ import contextlib
 import gc
 import threading
 from collections.abc import Iterator
+
+#: The collector's thresholds in a long run (the defaults: 700, 10, 10).
+LONG_RUN_THRESHOLDS = (50_000, 20, 100)
 
 _lock = threading.Lock()
 _pauses = 0
@@ -44,3 +53,14 @@ def paused_collection() -> Iterator[None]:
             if _pauses == 0 and _we_disabled:
                 gc.enable()
                 _we_disabled = False
+
+
+def for_a_long_run() -> None:
+    """Collect less often for the rest of this process: what exists now (modules,
+    configuration) is frozen out of every later pass (``gc.freeze``) and the
+    passes run at :data:`LONG_RUN_THRESHOLDS`. Cycles made afterwards are still
+    collected. For a process that is one run (a command, a worker), not a server
+    or a test process (what is frozen is never collected)."""
+    gc.collect()
+    gc.freeze()
+    gc.set_threshold(*LONG_RUN_THRESHOLDS)

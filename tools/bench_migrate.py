@@ -76,6 +76,7 @@ from nova_reshape.compute.tree_source import node_states  # noqa: E402
 from nova_reshape.progress import Progress, progress_callback  # noqa: E402
 from nova_reshape.transport import open_direct  # noqa: E402
 from nova_reshape.virt.host import Host, check_readable, iter_hosts  # noqa: E402
+from placement_wsgi import gc_pause  # noqa: E402
 from placement_wsgi.cmd import signals  # noqa: E402
 from placement_wsgi.db import tables  # noqa: E402
 from placement_wsgi.direct import PlacementDirect  # noqa: E402
@@ -285,6 +286,7 @@ def migrate_hosts(database: str, directory: str, hosts: Iterable[Host], transpor
         return run.calls
     conf = generate_deployment.direct_conf(database, sync=False)
     opener = open_direct(conf) if transport == "wsgi" else PlacementDirect(conf)
+    gc_pause.for_a_long_run()  # as each worker process of the command does
     with opener as placement:
         single = migrate.Migration(placement, hosts, progress=progress, **streamed)
         if profiler is not None:

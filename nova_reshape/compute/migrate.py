@@ -9,27 +9,27 @@ inventory and allocations in one ``POST /reshaper``.
 
 It goes in two phases:
 
-1. **Read and check** every node (nothing written): find its root provider
-   in one listing of all providers, read its tree and allocations (the
-   run's :mod:`~nova_reshape.compute.readers`: in batches straight from the
-   database in-process, else over the API), run the pre-flight
-   (:mod:`nova_reshape.compute.preflight`), which simulates the reshape on
-   copies and yields the node's plan. Any finding stops the run here. Each
-   node is reduced to its compact result
-   (:class:`~nova_reshape.compute.node_result.NodeResult`) and spooled to
-   disk, its trees dropped: memory does not grow with the number of nodes.
+1. **Read and check** every node (nothing written), a batch at a time:
+   find its root provider (:mod:`~nova_reshape.compute.provider_listing`),
+   read its tree and allocations (:mod:`~nova_reshape.compute.readers`),
+   run the pre-flight (:mod:`nova_reshape.compute.preflight`), which
+   simulates the reshape on copies and yields the node's plan. Any finding
+   stops the run here. Each node is reduced to its compact result
+   (:class:`~nova_reshape.compute.node_result.NodeResult`) and its checked
+   plan, spooled to disk: memory does not grow with the number of nodes.
 2. **Write** in batches (:attr:`Settings.batch_size` nodes): the batch's
-   nodes are read again and planned again (a node that no longer passes
-   the check fails), then written (:mod:`nova_reshape.compute.execute`),
-   nothing for an unchanged node; in-process several at a time in one
-   transaction when they can be, else one by one. After a generation
-   conflict the node is read, planned and written again, as nova's
-   resource tracker retries. Each written node is checked against the
-   invariants and its plan by the run's writer
+   nodes are read again; a node read as its check read it is written with
+   its checked plan (:mod:`~nova_reshape.compute.checked_plan`), any other
+   is planned again (one that no longer passes the check fails); nothing
+   for an unchanged node (:mod:`nova_reshape.compute.execute`); in-process
+   several at a time in one transaction when they can be. After a
+   generation conflict the node is read, planned and written again, as
+   nova's resource tracker retries. Each written node is checked against
+   the invariants and its plan by the run's writer
    (:mod:`nova_reshape.compute.writers`): in-process inside its write's
    transaction, before commit (a write that breaks them is rolled back and
-   the run stops at that node, nothing of it written); over the API after
-   its batch. A failed node stops the run at once.
+   the run stops at that node); over the API after its batch. A failed
+   node stops the run at once.
 
 In-process a run killed at any moment leaves every node either untouched
 or fully written; over the API a node may be left with empty new children
@@ -45,6 +45,7 @@ from collections.abc import Callable, Collection, Iterable, Sequence
 
 from nova_reshape import exception
 from nova_reshape.compute import invariants, preflight, stream, writers
+from nova_reshape.compute.checked_plan import CheckedPlan, checked_plan, still_valid
 from nova_reshape.compute.file_journal import writer_for
 from nova_reshape.compute.node_result import (
     CONFLICT,
@@ -65,7 +66,8 @@ from nova_reshape.compute.node_result import (
     Show,
     summarize,
 )
-from nova_reshape.compute.readers import check_read, read_again, read_listing, reader_for
+from nova_reshape.compute.provider_listing import listing_for
+from nova_reshape.compute.readers import check_read, read_again, reader_for
 from nova_reshape.compute.resource_tracker import CONFLICT_ATTEMPTS
 from nova_reshape.compute.spool import Spool
 from nova_reshape.compute.stream import Numbered, numbered_hosts, with_nova_conf
@@ -120,13 +122,15 @@ class Settings:
 
 @dataclasses.dataclass
 class _Prepared:
-    """A checked node waiting for the write phase (no trees kept)."""
+    """A checked node waiting for the write phase (no tree as read kept: spooled)."""
 
     node: Node
     root: str
     result: NodeResult
     #: Whether the check planned any write (else the node is unchanged, no call).
     changes: bool
+    #: The plan as checked, written as is when the read before the write shows the same.
+    checked: CheckedPlan | None = None
     #: The plan last made for the write; set in the write phase, for the node being written.
     simulation: preflight.Simulation | None = None
 
@@ -180,6 +184,8 @@ class Migration:
         self.expected = expected
         #: Reads trees and allocations (in bulk on the database, else per node).
         self.reader = reader_for(self.placement, bulk, settings.batch_size)
+        #: Where each node's root and the providers its check looks up are found.
+        self.listing = listing_for(self.placement, bulk)
         #: Each checked node's host (node name -> host name), for the journal.
         self._hosts: dict[str, str] = {}
         self.writer = writer_for(self.placement, self.reader, None if settings.journal is None
@@ -233,9 +239,11 @@ class Migration:
                          else WOULD_UPDATE)
         result.moves = simulation.moves
         self._show(result, simulation)
-        if not node_plan.empty and not self.settings.dry_run:
-            self.reader.keep(state)  # over the API: written as read unless it moved
-        return _Prepared(node.node, root, result, changes=not node_plan.empty)
+        if node_plan.empty or self.settings.dry_run:
+            return _Prepared(node.node, root, result, changes=False)
+        self.reader.keep(state)  # over the API: written as read unless it moved
+        return _Prepared(node.node, root, result, changes=True,
+                         checked=checked_plan(simulation, state))
 
     # -- phase 2 -----------------------------------------------------------------
 
@@ -249,6 +257,15 @@ class Migration:
                         + "; ".join(str(finding) for finding in findings))
         prepared.simulation = fresh
         return fresh
+
+    def _plan_for_write(self, prepared: _Prepared, state: NodeState) -> preflight.Simulation:
+        """The checked plan when ``state`` shows what the check read (see
+        :mod:`~nova_reshape.compute.checked_plan`), else planned again."""
+        kept = None if prepared.checked is None else still_valid(prepared.checked, state)
+        if kept is None:
+            return self._plan_again(prepared, state, "read again before its write,")
+        prepared.simulation = kept
+        return kept
 
     def _write(self, prepared: _Prepared, state: NodeState | None) -> None:
         """Plan the node again from ``state`` (read just before) and write it.
@@ -265,7 +282,7 @@ class Migration:
         try:
             if state is None:
                 raise exception.NovaException(message="the node could not be read again")
-            simulation = self._plan_again(prepared, state, "read again before its write,")
+            simulation = self._plan_for_write(prepared, state)
             if not simulation.plan.empty:
                 simulation = self._execute(prepared, simulation)
             if simulation.plan.empty:  # done meanwhile: by another writer, or by our own
@@ -378,18 +395,18 @@ class Migration:
         :attr:`reader`), each planned, reduced to its compact result and
         spooled: no more than one batch of nodes and trees is held at once.
         """
-        listing = read_listing(self.placement)
-        self.reader.begin(listing.trees)
+        self.reader.begin(self.listing.begin())
         self._calls_seen = self.placement.calls
         self._done = 0
         for batch in stream.batches(self.numbered, self.only, self.options,
                                     self.settings.batch_size, skipped=self._finish):
-            self._check_batch(batch, listing)
+            self._check_batch(batch)
         self.expected = self._done
 
-    def _check_batch(self, batch: list[stream.Checking], listing: preflight.Listing) -> None:
+    def _check_batch(self, batch: list[stream.Checking]) -> None:
         self._hold(item.node for item in batch)
         self._hosts.update((item.node.nodename, item.host) for item in batch if item.host)
+        listing = self.listing.of_nodes([item.node for item in batch])
         by_root: dict[str, list[stream.Checking]] = {}
         for item in batch:
             root, findings = preflight.resolve_root(item.node, listing)
@@ -400,7 +417,13 @@ class Migration:
                 continue
             by_root.setdefault(root, []).append(item)
         names = {root: items[0].node.nodename for root, items in by_root.items()}
-        for state in self.reader.read(names):
+        states: Iterable[NodeState] = self.reader.read(names)
+        if self.listing.per_batch:  # the batch's lookups in one read: its states first
+            states = list(states)
+            listing = self.listing.for_check(listing, ((item.node, state) for state in states
+                                                       for item in by_root[state.root]),
+                                             self.driver)
+        for state in states:
             self._prepare_all(by_root.pop(state.root), state, listing)
         self._hold(())
 
@@ -485,9 +508,11 @@ class Migration:
         all; else none (each node is then written on its own, as :meth:`_write`)."""
         planned = []
         for item in (item for item in group if item.changes and item.root in states):
-            _state, findings, fresh = check_read(self.reader, item.node, self.driver,
-                                                 states[item.root])
-            if not findings and fresh is not None and not fresh.plan.empty:
+            try:
+                fresh = self._plan_for_write(item, states[item.root])
+            except exception.NovaException:  # no longer passes: written alone, which says so
+                continue
+            if not fresh.plan.empty:
                 planned.append(self._written(item, fresh))
         written = len(planned) > 1 and self.writer.write_together(planned)
         for node in planned if len(planned) > 1 else ():  # one call each, written or not

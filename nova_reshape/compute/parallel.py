@@ -48,6 +48,7 @@ from typing import Any, NamedTuple
 from nova_reshape import exception
 from nova_reshape.compute import migrate
 from nova_reshape.virt.host import Host
+from placement_wsgi import gc_pause
 from placement_wsgi.cmd import signals
 
 #: Opens a transport in a worker; must pickle (a module-level function or a
@@ -142,6 +143,7 @@ def _worker(opener: Opener, settings: migrate.Settings,
             parent: int) -> None:
     """One worker's whole life: check what it is fed, wait for the verdict, write, report."""
     signals.defer_to(stop_flag.set)  # stop at the next node, never in one
+    gc_pause.for_a_long_run()  # this process is the run
     def progress(phase: str, done: int, total: int) -> None:
         connection.send(Progress(phase))
 

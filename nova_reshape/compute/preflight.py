@@ -88,6 +88,28 @@ def resolve_root(node: Node, listing: Listing) -> tuple[str | None, list[Finding
     return found["uuid"], []
 
 
+def listing_keys(node: Node, driver: DescribedDriver, tree: ProviderTree,
+                 allocations: Mapping[str, Any]) -> tuple[set[str], set[str]]:
+    """The uuids and names :func:`check_node` may look up in its :class:`Listing`
+    for ``node`` (read as ``tree`` and ``allocations``): its root's, its planned
+    children's names, Cyborg's uuid of each accelerator, every provider its
+    consumers hold allocations on. A listing of those providers and their roots
+    checks the node as a listing of every provider does."""
+    uuids = {node.uuid} if node.uuid else set()
+    names = {node.nodename}
+    if tree.exists(node.nodename):
+        for shim in driver.shims:
+            try:
+                names.update(plan.name for plan in shim.plan(node, tree, node.nodename))
+            except exception.PlacementPciException:
+                pass  # a finding of the check itself
+    if any(shim.kind == "cyborg" for shim in driver.shims):
+        uuids.update(provider_uuid(accelerator.name) for accelerator in node.accelerators)
+    for body in allocations.values():
+        uuids.update(body.get("allocations", {}))
+    return uuids, names
+
+
 def _label(tree: ProviderTree, rp_uuid: str) -> str:
     return f"{tree.data(rp_uuid).name} ({rp_uuid})" if tree.exists(rp_uuid) else rp_uuid
 

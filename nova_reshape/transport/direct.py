@@ -92,6 +92,14 @@ class DirectTransport(Transport[WsgiResponse]):
             raise RuntimeError("bulk reads need a transport opened by open_direct")
         return self.direct.read_trees(roots, batch_size)
 
+    def listed_providers(self, uuids: Sequence[str],
+                         names: Sequence[str]) -> list[dict[str, Any]]:
+        """:meth:`placement_wsgi.direct.PlacementDirect.listed_providers` of the open
+        database: the providers with those uuids or names and their roots."""
+        if self.direct is None:
+            raise RuntimeError("bulk reads need a transport opened by open_direct")
+        return self.direct.listed_providers(uuids, names)
+
     def read_provider_allocations(self, uuids: Sequence[str],
                                   ) -> Iterator[tuple[str, dict[str, dict[str, int]]]]:
         """:meth:`placement_wsgi.direct.PlacementDirect.read_provider_allocations` of

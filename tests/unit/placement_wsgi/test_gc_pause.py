@@ -43,3 +43,19 @@ def test_a_collector_disabled_by_someone_else_stays_disabled():
     with paused_collection():
         assert not gc.isenabled()
     assert not gc.isenabled()
+
+
+def test_a_long_run_freezes_what_exists_and_collects_less_often():
+    import gc
+
+    from placement_wsgi import gc_pause
+
+    thresholds = gc.get_threshold()
+    try:
+        gc_pause.for_a_long_run()
+        assert gc.get_freeze_count() > 0
+        assert gc.get_threshold() == gc_pause.LONG_RUN_THRESHOLDS
+        assert gc.isenabled()  # cycles made afterwards are still collected
+    finally:
+        gc.unfreeze()
+        gc.set_threshold(*thresholds)

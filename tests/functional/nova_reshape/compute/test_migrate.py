@@ -17,11 +17,24 @@ from nova_reshape.cmd import render
 from nova_reshape.compute import migrate, preflight, readback
 from nova_reshape.compute.plan import NodePlan
 from nova_reshape.provider_tree import ProviderTree
+from nova_reshape.transport import open_direct
 from nova_reshape.virt.host import load_hosts
 from nova_reshape.virt.releases import DriverOptions
+from tests.fixtures.config import make_conf
 from tests.functional.nova_reshape import migrate_helpers as helpers
 
 HOSTS, INSTANCES = 3, 8
+
+
+@pytest.fixture(params=["api", "in-process"])
+def migrating(request, placement, db_url):
+    """The transport a run goes through: the API (``placement``, recorded), or
+    in-process on the database (``open_direct``: bulk reads, in-transaction writes)."""
+    if request.param == "api":
+        yield placement
+        return
+    with open_direct(make_conf(db_url)) as direct:
+        yield direct
 
 
 @pytest.fixture
@@ -261,6 +274,94 @@ def test_a_node_changed_between_check_and_write_fails_with_one_line(placement, r
     assert error.startswith("NovaException: read again before its write, the node no longer "
                             "passes the check: ") and "\n" not in error, error
     assert placement.writes() == []
+
+
+def test_providers_outside_the_tree_are_found_for_the_check(migrating, placement,
+                                                            raw_placement, deployment):
+    """The check looks up providers outside the node's tree (in-process only
+    those of its batch): another provider bearing a planned child's name or
+    Cyborg's uuid of an accelerator, a consumer's allocations on another
+    compute node (named by its root)."""
+    from nova_reshape.virt.cyborg import provider_uuid
+
+    helpers.ok(raw_placement.post("/resource_providers", json={
+        "name": "cmp-0000_pci_0000_84_00_0"}, microversion="1.20"))
+    helpers.ok(raw_placement.post("/resource_providers", json={
+        "name": "elsewhere", "uuid": provider_uuid("cmp-0000-fpga-0")}, microversion="1.20"))
+    root = helpers.generator.stable_uuid(0, "cmp-0000")
+    other = helpers.generator.stable_uuid(0, "cmp-0001")
+    held = helpers.ok(raw_placement.get(f"/resource_providers/{root}/allocations"))
+    consumer = sorted(held["allocations"])[0]
+    body = helpers.ok(raw_placement.get(f"/allocations/{consumer}", microversion="1.28"))
+    body["allocations"][other] = {"resources": {"DISK_GB": 1}}
+    helpers.ok(raw_placement.put(f"/allocations/{consumer}", json=body, microversion="1.28"))
+    run = migrate.Migration(migrating, load_hosts([deployment]), migrate.Settings(batch_size=2))
+    results = {result.nodename: result for result in run.run()}
+    assert run.refused
+    found = {(f.code, f.consumer) for f in results["cmp-0000"].findings}
+    assert {("name_taken", None), ("accelerator_conflict", None),
+            ("migration_in_progress", consumer)} <= found, found
+    elsewhere = [f.message for f in results["cmp-0000"].findings
+                 if f.code == "migration_in_progress"]
+    assert all("cmp-0001" in message for message in elsewhere), elsewhere
+    assert placement.writes() == []
+
+
+@pytest.fixture
+def planned(monkeypatch):
+    """The node names :func:`preflight.check_node` planned, in order."""
+    names = []
+    check_node = preflight.check_node
+
+    def counting(node, *args, **kwargs):
+        names.append(node.nodename)
+        return check_node(node, *args, **kwargs)
+
+    monkeypatch.setattr(preflight, "check_node", counting)
+    return names
+
+
+def test_a_node_read_as_checked_is_written_without_planning_again(migrating, deployment,
+                                                                  planned):
+    """The write reads each batch again; a node that reads exactly as its check
+    read is written with the plan the check made, not planned a second time."""
+    run = migrate.Migration(migrating, load_hosts([deployment]))
+    run.check()
+    assert {"cmp-0000", "cmp-0001"} <= set(planned)
+    planned.clear()
+    run.write()
+    assert planned == []
+    assert _statuses(run.ordered_results()) == {
+        "cmp-0000": "migrated", "cmp-0001": "migrated", "cmp-0002": "skipped"}
+    assert all(not result.violations for result in run.ordered_results())
+
+
+def test_a_node_changed_between_check_and_write_is_planned_again(migrating, placement,
+                                                                 raw_placement, deployment,
+                                                                 planned):
+    """A node whose tree moved since its check (here a trait added to its root)
+    is planned again from the read before the write, and written as planned
+    then; the node that did not move is not planned again."""
+    expected = helpers.expected_totals(deployment)
+    run = migrate.Migration(migrating, load_hosts([deployment]))
+    run.check()
+    root = helpers.generator.stable_uuid(0, "cmp-0000")
+    raw_placement.put("/traits/CUSTOM_ADDED_MEANWHILE", microversion="1.6")
+    held = helpers.ok(raw_placement.get(f"/resource_providers/{root}/traits",
+                                        microversion="1.6"))
+    helpers.ok(raw_placement.put(f"/resource_providers/{root}/traits", json={
+        "traits": [*held["traits"], "CUSTOM_ADDED_MEANWHILE"],
+        "resource_provider_generation": held["resource_provider_generation"]},
+        microversion="1.6"))
+    planned.clear()
+    placement.reset()
+    run.write()
+    assert set(planned) == {"cmp-0000"}  # over the API twice: before and after completing
+    assert _statuses(run.ordered_results()) == {
+        "cmp-0000": "migrated", "cmp-0001": "migrated", "cmp-0002": "skipped"}
+    assert all(not result.violations for result in run.ordered_results())
+    assert "CUSTOM_ADDED_MEANWHILE" in helpers.tree(placement, root)["cmp-0000"]["traits"]
+    assert helpers.actual_totals(placement, expected) == expected
 
 
 class CountingHosts:
