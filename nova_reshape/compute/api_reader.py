@@ -1,9 +1,12 @@
 """Nodes read over the Placement API with what the API offers in bulk.
 
 The API has no request that returns several providers' inventories or
-allocations, so a node's check read costs two requests per provider: its
-inventories and its allocations. Everything else the check needs is read
-once per run for the whole cloud (:class:`CloudSurvey`):
+allocations, so a node's check read costs a request per provider for its
+inventories, and one per provider for its allocations: the root's always,
+the others' (a :class:`SurveyReader` not asked for ``whole`` nodes) only
+when the check needs them (``NodeState.unread``, see
+:func:`~nova_reshape.compute.readers.check_read`). Everything else the
+check needs is read once per run for the whole cloud (:class:`CloudSurvey`):
 
 * providers, names, parents and generations: the run's one listing
   (``GET /resource_providers`` at 1.14, which the run makes anyway);

@@ -80,14 +80,9 @@ class WrittenTree(NamedTuple):
 
 
 def stored(inventory: Mapping[str, Mapping[str, Any]]) -> dict[str, dict[str, Any]]:
-    """``inventory`` as Placement stores and shows it: each record's omitted
-    fields at their defaults, the allocation ratio a float."""
-    records = {}
-    for rc, record in inventory.items():
-        body = Inventory.from_body(rc, record).as_dict()
-        body["allocation_ratio"] = float(body["allocation_ratio"])
-        records[rc] = body
-    return records
+    """``inventory`` as Placement stores and shows it: a plan's records leave out
+    the fields at their default, which Placement fills in."""
+    return {rc: Inventory.from_body(rc, record).as_dict() for rc, record in inventory.items()}
 
 
 def _explained(written: WrittenTree, rp: str, generation: int) -> bool:

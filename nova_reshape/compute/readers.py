@@ -2,8 +2,9 @@
 
 * :class:`~nova_reshape.compute.api_reader.SurveyReader`, over the API
   (what a run over HTTP does): the run's survey of the whole cloud, then
-  two requests per provider, a node's several at once over HTTP (see
-  :mod:`~nova_reshape.compute.api_reader`);
+  per provider its inventories and allocations (off the root only when the
+  check needs them, unless the run wants ``whole`` nodes), a node's several
+  at once over HTTP (see :mod:`~nova_reshape.compute.api_reader`);
   consumers partial, each provider's share only. A consumer's whole body
   (``GET /allocations/{consumer}``: generation, owner, allocations
   elsewhere) is read only when the check needs it (:func:`check_read`:
