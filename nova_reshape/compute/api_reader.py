@@ -1,9 +1,12 @@
 """Nodes read over the Placement API with what the API offers in bulk.
 
 The API has no request that returns several providers' inventories or
-allocations, so a node's check read costs two requests per provider: its
-inventories and its allocations. Everything else the check needs is read
-once per run for the whole cloud (:class:`CloudSurvey`):
+allocations, so a node's check read costs a request per provider for its
+inventories, and one per provider for its allocations: the root's always,
+the others' (a :class:`SurveyReader` not asked for ``whole`` nodes) only
+when the check needs them (``NodeState.unread``, see
+:func:`~nova_reshape.compute.readers.check_read`). Everything else the
+check needs is read once per run for the whole cloud (:class:`CloudSurvey`):
 
 * providers, names, parents and generations: the run's one listing
   (``GET /resource_providers`` at 1.14, which the run makes anyway);
@@ -35,6 +38,7 @@ from concurrent.futures import ThreadPoolExecutor
 from functools import partial
 from typing import Any, NamedTuple, TypeVar
 
+from nova_reshape.compute.readback import WrittenTree, as_listed
 from nova_reshape.compute.tree_source import NodeState
 from nova_reshape.provider_tree import ProviderTree
 from nova_reshape.report import NESTED_PROVIDER_API_VERSION, SchedulerReportClient
@@ -110,17 +114,39 @@ class ReportClientReader:
         allocations.update(zip(consumers, bodies, strict=True))
         return state._replace(allocations=allocations, partial=state.partial - wanted)
 
+    def read_unread(self, state: NodeState) -> NodeState:
+        if not state.unread:
+            return state
+        report = SchedulerReportClient(self.placement)
+        allocations = dict(state.allocations)
+        for consumer, body in in_tree_allocations(report, sorted(state.unread),
+                                                  self.parallel).items():
+            if consumer in allocations and consumer not in state.partial:
+                continue  # whole already: its body has every provider's share
+            held = allocations.get(consumer, {"allocations": {}})
+            allocations[consumer] = {"allocations": held["allocations"] | body["allocations"]}
+        added = frozenset(allocations) - frozenset(state.allocations)
+        return state._replace(allocations=allocations, partial=state.partial | added,
+                              unread=frozenset())
+
     def keep(self, state: NodeState) -> None:
         self._kept[state.root] = state
 
     def read_back(self, names: Mapping[str, str],
-                  planned: Mapping[str, ProviderTree]) -> Iterator[NodeState]:
-        """The tree's listing, each provider's inventories and allocations; traits
-        and aggregates are the planned ones: every PUT of them was checked
-        against its answer as it was written, and the others were not written."""
+                  written: Mapping[str, WrittenTree]) -> Iterator[NodeState]:
+        """The tree's listing: the node as planned when it shows only the node's
+        own writes (:func:`~nova_reshape.compute.readback.as_listed`), else each
+        provider's inventories and allocations too; traits and aggregates are the
+        planned ones: every PUT of them was checked against its answer as it was
+        written, and the others were not written."""
         for root in names:
             report = SchedulerReportClient(self.placement)
             records = report.get_providers_in_tree(None, root)
+            listed = as_listed(written[root], records)
+            if listed is not None:
+                yield listed
+                continue
+            planned = written[root].tree
             tree = ProviderTree()
             tree.populate_from_iterable(records)
             uuids = [record["uuid"] for record in records]
@@ -130,8 +156,8 @@ class ReportClientReader:
                 rp = record["uuid"]
                 tree.update_inventory(rp, (inventory or {"inventories": {}})["inventories"],
                                       generation=record["generation"])
-                if planned[root].exists(rp):
-                    data = planned[root].data(rp)
+                if planned.exists(rp):
+                    data = planned.data(rp)
                     tree.update_traits(rp, data.traits)
                     tree.update_aggregates(rp, data.aggregates)
             held = in_tree_allocations(report, uuids, self.parallel)
@@ -217,8 +243,11 @@ class SurveyReader(ReportClientReader):
     """Over the API: each node's first read from the run's survey and two requests
     per provider; every other read as the report client reads (module docstring)."""
 
-    def __init__(self, placement: Placement, parallel: int = 1) -> None:
+    def __init__(self, placement: Placement, parallel: int = 1, whole: bool = True) -> None:
         super().__init__(placement, parallel)
+        #: False: a surveyed node's allocations off its root are read only when the
+        #: check needs them (:func:`~nova_reshape.compute.readers.check_read`).
+        self.whole = whole
         self.survey: CloudSurvey | None = None
         self._surveyed: set[str] = set()
 
@@ -257,8 +286,9 @@ class SurveyReader(ReportClientReader):
                         shared, inventories = cloud.sharing[uuid]
                         tree.new_root(shared["name"], uuid, generation=shared["generation"])
                         self._associate(tree, cloud, uuid, inventories, shared["generation"])
-        held = in_tree_allocations(report, uuids, self.parallel)
-        return NodeState(root, tree, held, frozenset(held))
+        read = uuids if self.whole else [root]
+        held = in_tree_allocations(report, read, self.parallel)
+        return NodeState(root, tree, held, frozenset(held), frozenset(uuids) - set(read))
 
     @staticmethod
     def _associate(tree: ProviderTree, cloud: CloudSurvey, uuid: str,

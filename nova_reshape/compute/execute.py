@@ -22,7 +22,8 @@ Over the API (no such call) the plan is the sequence of requests
    not yet seen exist (once per run, ``PUT /traits/{name}``,
    ``PUT /resource_classes/{name}``; both idempotent);
 2. ``POST /resource_providers`` for each provider to create, parents first
-   (created empty: nothing can be scheduled on them);
+   (created empty: nothing can be scheduled on them; a 409, the name or uuid
+   taken since the check, is a conflict: the node is read and planned again);
 3. ``PUT .../traits`` and ``PUT .../aggregates`` for each provider whose
    traits or aggregates the plan changes;
 4. the node's one atomic ``POST /reshaper`` (every provider's final
@@ -38,7 +39,10 @@ idempotent or guarded by a generation, so a run killed between any two of
 them is completed by running again (the next check plans what is left).
 
 Each traits or aggregates PUT is checked against its answer (the set
-Placement now holds), so the read-back after the batch need not read them.
+Placement now holds), so the read-back after the batch need not read them;
+:meth:`RestPlanWriter.write` returns the generations the writes answered,
+which the read-back's listing must show
+(:func:`~nova_reshape.compute.readback.as_listed`).
 
 Writes for a node: 1 call in-process; over the API ``creates +
 trait/aggregate changes + 1`` (plus deletes). The run writes no empty plan:
@@ -49,7 +53,7 @@ from __future__ import annotations
 
 import copy
 from collections.abc import Callable, Iterable, Mapping
-from typing import Any
+from typing import Any, NamedTuple
 
 from sqlalchemy.engine import Connection
 
@@ -77,6 +81,15 @@ CUSTOM_PREFIX = "CUSTOM_"
 ANSWERED = ("traits", "aggregates")
 #: Keys of a consumer's allocations body the reshaper needs besides ``allocations``.
 CONSUMER_KEYS = ("consumer_generation", "project_id", "user_id")
+
+
+class WrittenGenerations(NamedTuple):
+    """What a node's writes over the API leave: provider uuid -> its generation as
+    the last write to it answered (as read when not written), and provider uuid ->
+    the generation the reshaper was sent (it answers none)."""
+
+    answered: dict[str, int]
+    reshaped: dict[str, int]
 
 
 def generations_of(plan: NodePlan, tree: ProviderTree) -> dict[str, int]:
@@ -115,15 +128,18 @@ class RestPlanWriter:
         self.known = known if known is not None else set()
 
     def write(self, plan: NodePlan, tree: ProviderTree,
-              allocations: Mapping[str, Any]) -> None:
-        """Write ``plan``, made from ``tree`` and ``allocations`` as read.
+              allocations: Mapping[str, Any]) -> WrittenGenerations:
+        """Write ``plan``, made from ``tree`` and ``allocations`` as read; the
+        generations the writes leave (what the read-back's listing must show).
 
         Raises :class:`~nova_reshape.exception.PlacementReshapeConflict` or
         :class:`~nova_reshape.exception.ResourceProviderUpdateConflict` when
-        Placement changed since the read (a generation conflict), another
-        Nova exception for any other refusal.
+        Placement changed since the read (a generation conflict, or a provider
+        to create whose name or uuid is now taken: the tree is read again),
+        another Nova exception for any other refusal.
         """
         generations = generations_of(plan, tree)
+        reshaped: dict[str, int] = {}
         self._ensure_custom(
             "/traits/{}", "1.6",
             (trait for traits in plan.traits.values() for trait in traits))
@@ -140,15 +156,19 @@ class RestPlanWriter:
             generations[rp] = self._put(rp, "aggregates", AGGREGATE_GENERATION_VERSION,
                                         {"aggregates": aggregates}, generations[rp])
         if plan.reshape:
-            self._reshape(plan, generations, allocations)
+            reshaped = self._reshape(plan, generations, allocations)
         else:
             for rp, inventory in sorted(plan.inventories.items()):
-                self._put(rp, "inventories", ALLOW_RESERVED_EQUAL_TOTAL_INVENTORY_VERSION,
-                          {"inventories": inventory}, generations[rp])
+                generations[rp] = self._put(
+                    rp, "inventories", ALLOW_RESERVED_EQUAL_TOTAL_INVENTORY_VERSION,
+                    {"inventories": inventory}, generations[rp])
         for rp in plan.delete:
             response = self.placement.delete(f"/resource_providers/{rp}")
             if not response and response.status_code != 404:
                 raise exception.ResourceProviderDeletionFailed(uuid=rp)
+            generations.pop(rp, None)
+            reshaped.pop(rp, None)
+        return WrittenGenerations(generations, reshaped)
 
     def _ensure_custom(self, url: str, version: str, names: Iterable[str]) -> None:
         for name in sorted({n for n in names if n.startswith(CUSTOM_PREFIX)} - self.known):
@@ -164,6 +184,9 @@ class RestPlanWriter:
             payload["parent_provider_uuid"] = parent
         response = self.placement.post("/resource_providers", json=payload,
                                        microversion=POST_RPS_RETURNS_PAYLOAD_API_VERSION)
+        if response.status_code == 409:  # taken since the check: read again, plan again
+            raise exception.ResourceProviderUpdateConflict(
+                uuid=uuid, generation=0, error=response.text)
         if not response:
             raise exception.ResourceProviderCreationFailed(name=name)
         return response.json()["generation"]
@@ -191,7 +214,8 @@ class RestPlanWriter:
         return body["resource_provider_generation"]
 
     def _reshape(self, plan: NodePlan, generations: Mapping[str, int],
-                 allocations: Mapping[str, Any]) -> None:
+                 allocations: Mapping[str, Any]) -> dict[str, int]:
+        """The reshaper's request; provider uuid -> the generation sent for it."""
         payload = reshaper_request(plan, allocations)
         for rp, entry in payload["inventories"].items():
             entry["resource_provider_generation"] = generations[rp]
@@ -202,6 +226,7 @@ class RestPlanWriter:
                     and error_of(response).get("code") == "placement.concurrent_update"):
                 raise exception.PlacementReshapeConflict(error=response.text)
             raise exception.ReshapeFailed(error=response.text)
+        return {rp: generations[rp] for rp in payload["inventories"]}
 
 
 def apply_change(writer: TreeWriter, change: TreeChange, reshape: bool,

@@ -23,12 +23,12 @@ from collections.abc import Collection, Iterator, Mapping, Sequence
 from typing import Any
 
 from nova_reshape.compute import writers
+from nova_reshape.compute.readback import WrittenTree
 from nova_reshape.compute.readers import NodeReader
 from nova_reshape.compute.tree_source import NodeState
 from nova_reshape.journal import journal_file
 from nova_reshape.journal.http_io import whole_consumers
 from nova_reshape.journal.snapshot import Snapshot, of_tree
-from nova_reshape.provider_tree import ProviderTree
 from nova_reshape.transport.counting import CountingTransport
 from nova_reshape.transport.direct import on_database
 
@@ -57,8 +57,8 @@ class ReadBackKeeper:
         return self.reader.complete(state, consumers)
 
     def read_back(self, names: Mapping[str, str],
-                  planned: Mapping[str, ProviderTree]) -> Iterator[NodeState]:
-        for state in self.reader.read_back(names, planned):
+                  written: Mapping[str, WrittenTree]) -> Iterator[NodeState]:
+        for state in self.reader.read_back(names, written):
             self.read_backs[state.root] = state
             yield state
 

@@ -2,8 +2,9 @@
 
 * :class:`~nova_reshape.compute.api_reader.SurveyReader`, over the API
   (what a run over HTTP does): the run's survey of the whole cloud, then
-  two requests per provider, a node's several at once over HTTP (see
-  :mod:`~nova_reshape.compute.api_reader`);
+  per provider its inventories and allocations (off the root only when the
+  check needs them, unless the run wants ``whole`` nodes), a node's several
+  at once over HTTP (see :mod:`~nova_reshape.compute.api_reader`);
   consumers partial, each provider's share only. A consumer's whole body
   (``GET /allocations/{consumer}``: generation, owner, allocations
   elsewhere) is read only when the check needs it (:func:`check_read`:
@@ -34,8 +35,8 @@ from nova_reshape import exception
 from nova_reshape.compute import preflight
 from nova_reshape.compute.api_reader import ReportClientReader, SurveyReader
 from nova_reshape.compute.node_result import NodeResult
+from nova_reshape.compute.readback import WrittenTree
 from nova_reshape.compute.tree_source import BulkReader, NodeState, node_states
-from nova_reshape.provider_tree import ProviderTree
 from nova_reshape.transport.base import Placement
 from nova_reshape.transport.counting import CountingTransport
 from nova_reshape.transport.direct import on_database
@@ -71,10 +72,14 @@ class NodeReader(Protocol):
         """``state`` with the whole body of each of ``consumers`` that is partial."""
         ...
 
+    def read_unread(self, state: NodeState) -> NodeState:
+        """``state`` with the allocations on its ``unread`` providers read too."""
+        ...
+
     def read_back(self, names: Mapping[str, str],
-                  planned: Mapping[str, ProviderTree]) -> Iterator[NodeState]:
+                  written: Mapping[str, WrittenTree]) -> Iterator[NodeState]:
         """As :meth:`read`, after the nodes' writes, for their check against the
-        plan (``planned``: root -> the tree the plan leads to)."""
+        plan (``written``: root -> what the plan and its writes should have left)."""
         ...
 
 
@@ -117,8 +122,11 @@ class BulkNodeReader:
     def complete(self, state: NodeState, consumers: Collection[str]) -> NodeState:
         return self.per_node.complete(state, consumers)
 
+    def read_unread(self, state: NodeState) -> NodeState:
+        return self.per_node.read_unread(state)
+
     def read_back(self, names: Mapping[str, str],
-                  planned: Mapping[str, ProviderTree]) -> Iterator[NodeState]:
+                  written: Mapping[str, WrittenTree]) -> Iterator[NodeState]:
         """Read again, in bulk."""
         return self.read(names)
 
@@ -130,9 +138,26 @@ def check_read(reader: NodeReader, node: Node, driver: DescribedDriver, state: N
     state it ran on. When consumers it needs whole were read partially (over the
     API), ``reader`` completes them and the check runs again: the consumers
     whose allocations the plan changes, or all of them when it finds anything
-    (so the findings are the ones a whole read gives)."""
+    (so the findings are the ones a whole read gives).
+
+    Before that, a state read without some providers' allocations
+    (``unread``: over the API, an unchanged node's children need none) gets
+    them and is checked again unless the check finds nothing and plans
+    nothing. That verdict needs no allocation off the root: with nothing
+    planned no allocation moves; the checks on allocations either look at
+    the root's (moved classes, pinned guests' PCPU), or find a consumer
+    missing (which reads the rest, then checks again), or concern a
+    provider the plan would delete (then it plans something); and capacity
+    and orphans are checked only where the plan changes something, as
+    Placement refuses an allocation of a class a provider has no inventory
+    of and the removal of inventory still allocated.
+    """
     findings, simulation = preflight.check_node(node, driver, state.tree, state.allocations,
                                                 listing)
+    if state.unread and (findings or simulation is None or not simulation.plan.empty):
+        state = reader.read_unread(state)
+        findings, simulation = preflight.check_node(node, driver, state.tree,
+                                                    state.allocations, listing)
     if state.partial:
         needed = (state.partial if findings or simulation is None
                   else state.partial & set(simulation.plan.allocations))
@@ -143,13 +168,17 @@ def check_read(reader: NodeReader, node: Node, driver: DescribedDriver, state: N
     return state, findings, simulation
 
 
-def reader_for(placement: Placement, bulk: BulkReader | None, batch_size: int) -> NodeReader:
+def reader_for(placement: Placement, bulk: BulkReader | None, batch_size: int,
+               whole: bool = True) -> NodeReader:
     """The run's reader: bulk from ``bulk``, else from ``placement`` when it is
     in-process on the database, else per node through ``placement`` (a node's
-    independent reads several at once when ``placement`` takes them)."""
+    independent reads several at once when ``placement`` takes them; with
+    ``whole`` False, a node's allocations off its root only when the check
+    needs them: see :func:`check_read`; a run whose report shows every node's
+    usage wants them all)."""
     source = bulk if bulk is not None else on_database(placement)
     if source is None:
-        return SurveyReader(placement, parallel_reads(placement))
+        return SurveyReader(placement, parallel_reads(placement), whole)
     return BulkNodeReader(source, ReportClientReader(placement), batch_size)
 
 

@@ -46,12 +46,18 @@ class NodeState(NamedTuple):
     allocations on the providers of this tree (read per provider over the
     API: no consumer generation, owner or allocations elsewhere). A bulk
     read leaves ``partial`` empty.
+
+    ``unread``: providers of the tree whose allocations are not read yet
+    (over the API, until the check needs them; see
+    :func:`~nova_reshape.compute.readers.check_read`): ``allocations`` then
+    holds only what the consumers hold on the other providers.
     """
 
     root: str
     tree: ProviderTree
     allocations: dict[str, dict[str, Any]]
     partial: frozenset[str] = frozenset()
+    unread: frozenset[str] = frozenset()
 
 
 def _refresh(tree: ProviderTree, state: TreeState, uuid: str, generation: int) -> None:

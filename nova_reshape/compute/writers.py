@@ -23,9 +23,12 @@ is what tells the writers apart:
   (:class:`~nova_reshape.compute.execute.RestPlanWriter`); the nodes written
   in a batch are read back once the batch is written and checked then
   (:meth:`~nova_reshape.compute.readers.NodeReader.read_back`: over the API
-  the tree's listing and each provider's inventories and allocations; the
-  traits and aggregates written were checked against each PUT's answer).
-  The read-back's requests are counted in the node's ``calls``.
+  the tree's listing, which is the whole read-back when it shows only the
+  generations the node's writes answered
+  (:func:`~nova_reshape.compute.readback.as_listed`), else each provider's
+  inventories and allocations too; the traits and aggregates written were
+  checked against each PUT's answer). The read-back's requests are counted
+  in the node's ``calls``.
 
 :func:`writer_for` chooses once, where the run is set up, by the one rule
 for "in-process on the database",
@@ -234,12 +237,15 @@ class ReadBackWriter:
         self.placement = placement
         self.rest = RestPlanWriter(placement)
         self.reader = reader
-        self._written: list[WrittenNode] = []
+        self._written: list[tuple[WrittenNode, readback.WrittenTree]] = []
 
     def write(self, node: WrittenNode) -> None:
         simulation = node.simulation
-        self.rest.write(simulation.plan, simulation.tree_before, simulation.allocations_before)
-        self._written.append(node)
+        generations = self.rest.write(simulation.plan, simulation.tree_before,
+                                      simulation.allocations_before)
+        self._written.append((node, readback.WrittenTree(
+            node.nodename, simulation.tree_after, simulation.allocations_after,
+            generations.answered, generations.reshaped)))
 
     group_size = 1
 
@@ -253,15 +259,15 @@ class ReadBackWriter:
         written, self._written = self._written, []
         if not written:
             return []
-        by_root = {node.root: node for node in written}
+        by_root = {node.root: node for node, _tree in written}
         states = {}
         for state, calls in counted(self.placement, self.reader.read_back(
                 {root: node.nodename for root, node in by_root.items()},
-                {root: node.simulation.tree_after for root, node in by_root.items()})):
+                {node.root: tree for node, tree in written})):
             states[state.root] = state
             by_root[state.root].result.calls += calls  # the read-back is the node's too
         return [Checked(node, _violations(node, states[node.root]), states[node.root].tree)
-                for node in written]
+                for node, _tree in written]
 
 
 def group_size(writer: NodeWriter, batch: int) -> int:

@@ -81,3 +81,25 @@ def test_a_node_changed_since_the_survey_or_read_twice_is_read_as_nova_reads(
         again = next(reader.read({other: other_name}))  # a second read: not from the survey
         providers = len(again.tree.get_provider_uuids(other_name))
         assert counting.calls - before == 1 + 4 * providers
+
+
+def test_a_node_read_root_only_then_its_other_providers_is_the_whole_read(
+        db_url, deployment):  # noqa: F811 - the fixture imported above
+    with open_direct(make_conf(db_url)) as direct:
+        counting = CountingTransport(direct)
+        whole, root_only = SurveyReader(counting), SurveyReader(counting, whole=False)
+        _begin(whole, counting)
+        _begin(root_only, counting)
+        for root, name in deployment:
+            expected = next(whole.read({root: name}))
+            before = counting.calls
+            state = next(root_only.read({root: name}))
+            providers = state.tree.get_provider_uuids(name)
+            assert counting.calls - before == len(providers) + 1  # inventories, root's allocations
+            assert state.unread == frozenset(providers) - {root}
+            assert set(state.allocations) <= set(expected.allocations)
+            before = counting.calls
+            state = root_only.read_unread(state)
+            assert counting.calls - before == len(providers) - 1
+            assert state.allocations == expected.allocations and not state.unread
+            assert state.partial == expected.partial

@@ -11,11 +11,13 @@ are asserted from what they are for, no total written down:
   node whose plan moves allocations, the whole body of each consumer moved
   (and of no other);
 * write: one listing of the tree showing it as checked (so the checked
-  state is written, not read again), the plan's writes, and the read-back
-  of the tree as written: its listing, then per provider its inventories
-  and allocations (1 + 2 P after), no consumer read.
+  state is written, not read again), the plan's writes, and the read-back:
+  one listing of the tree, which shows every provider at the generation the
+  node's writes answered, so nothing else is read.
 
-An unchanged node costs its check read alone.
+An unchanged node costs its check read alone: per provider its inventories,
+and the root's allocations (per provider when the run shows every node's
+usage).
 """
 
 from __future__ import annotations
@@ -34,13 +36,12 @@ from tests.functional.nova_reshape.conftest import ADMIN_HEADERS
 from tests.functional.nova_reshape.migrate_helpers import shown_simulation
 
 
-def _run(db_url, out, progress=None):
+def _run(db_url, out, progress=None, show=shown_simulation):
     """The run over HTTP: its results, its own count and the service's."""
     with served(make_conf(db_url)) as (url, log):
         client = http_placement(url, token="admin", headers=ADMIN_HEADERS)
         try:
-            run = migrate.Migration(client, load_hosts([out]),
-                                    migrate.Settings(show=shown_simulation),
+            run = migrate.Migration(client, load_hosts([out]), migrate.Settings(show=show),
                                     progress=progress)
             results = run.run()
         finally:
@@ -60,10 +61,15 @@ def _moved(simulation) -> int:
     return len(simulation.plan.allocations) if simulation.plan.reshape else 0
 
 
+def _full_read_back(result) -> int:
+    """A read-back the listing did not settle: the listing, then per provider
+    its inventories and allocations."""
+    return 1 + 2 * _providers(result.detail.tree_after, result)
+
+
 def _expected_changed(result) -> int:
     simulation = result.detail
-    read_back = 1 + 2 * _providers(simulation.tree_after, result)
-    return _check_read(simulation, result) + _moved(simulation) + 1 + result.writes + read_back
+    return _check_read(simulation, result) + _moved(simulation) + 1 + result.writes + 1
 
 
 #: The run's reads of the whole cloud (never a node's).
@@ -99,6 +105,8 @@ def test_over_http_a_node_costs_its_reads_and_writes_and_the_service_agrees(
             assert 0 < len(result.detail.plan.allocations) <= 6  # this node's instances
     assert served_requests == calls == cloud + sum(r.calls for r in results)
 
+    # Again, shown (the report draws every node's usage): per provider its
+    # inventories and allocations.
     again, calls, served_requests, cloud = _run(db_url, out)
     assert {r.status for r in again} == {"unchanged", "skipped"}
     for result in again:
@@ -106,6 +114,35 @@ def test_over_http_a_node_costs_its_reads_and_writes_and_the_service_agrees(
             assert result.writes == 0
             assert result.calls == _check_read(result.detail, result), result.nodename
     assert served_requests == calls == cloud + sum(r.calls for r in again)
+
+    # Again, not shown: per provider its inventories, and the root's allocations
+    # (an unchanged node's check needs no other).
+    providers = {r.nodename: _providers(r.detail.tree_after, r) for r in changed}
+    quiet, calls, served_requests, cloud = _run(db_url, out, show=None)
+    assert {r.status for r in quiet} == {"unchanged", "skipped"}
+    for result in quiet:
+        if result.status == "unchanged":
+            assert result.writes == 0
+            assert result.calls == providers[result.nodename] + 1, result.nodename
+    assert served_requests == calls == cloud + sum(r.calls for r in quiet)
+
+
+def _run_beside(db_url, out, progress, clients: list, logs: list):
+    """The run over HTTP (``progress`` its progress callback) beside another client
+    of the same service, put in ``clients`` (the service's request log in
+    ``logs``) before the run starts; the run, its results and the log."""
+    with served(make_conf(db_url)) as (url, log):
+        logs.append(log)
+        clients.append(http_placement(url, token="admin", headers=ADMIN_HEADERS))
+        client = http_placement(url, token="admin", headers=ADMIN_HEADERS)
+        try:
+            run = migrate.Migration(client, load_hosts([out]),
+                                    migrate.Settings(show=shown_simulation), progress=progress)
+            results = run.run()
+        finally:
+            client.close()
+            clients[0].close()
+    return run, results, log
 
 
 def test_over_http_a_tree_changed_after_its_check_is_read_and_planned_again(db_url, tmp_path):
@@ -115,7 +152,8 @@ def test_over_http_a_tree_changed_after_its_check_is_read_and_planned_again(db_u
     out = _deployment(db_url, tmp_path, gpus=1)
     touched: list[str] = []
     theirs: list[int] = []  # the other writer's requests, by their place in the log
-    logs = []
+    logs: list = []
+    http_client: list = []
 
     def another_writer(phase, done, total):
         if phase != "check" or done != total or touched:
@@ -132,19 +170,10 @@ def test_over_http_a_tree_changed_after_its_check_is_read_and_planned_again(db_u
         touched.append(root[0])
         theirs.extend(range(start, len(log)))
 
-    with served(make_conf(db_url)) as (url, log):
-        logs.append(log)
-        http_client = [http_placement(url, token="admin", headers=ADMIN_HEADERS)]
-        client = http_placement(url, token="admin", headers=ADMIN_HEADERS)
-        run = migrate.Migration(client, load_hosts([out]),
-                                migrate.Settings(show=shown_simulation),
-                                progress=another_writer)
-        results = run.run()
-        client.close()
-        http_client[0].close()
-        requests = len(log)
-        run_requests = [request for index, request in enumerate(log.requests)
-                        if index not in theirs]
+    run, results, log = _run_beside(db_url, out, another_writer, http_client, logs)
+    requests = len(log)
+    run_requests = [request for index, request in enumerate(log.requests)
+                    if index not in theirs]
     assert touched
     by_name = {r.nodename: r for r in results}
     raced = by_name[touched[0]]
@@ -161,6 +190,95 @@ def test_over_http_a_tree_changed_after_its_check_is_read_and_planned_again(db_u
     assert len(theirs) == 2
     assert requests == run.calls + 2
     assert run.calls == _cloud_reads(run_requests) + sum(r.calls for r in results)
+
+
+def _run_touching_after_write(db_url, out, touch):
+    """A run over HTTP where, once the first node is written (before its batch is
+    read back), ``touch(placement, root uuid)`` writes to that node's tree from
+    another client; the run's results, the touched node's name, and the run's
+    count and the service's (the other client's requests left out)."""
+    touched: list[str] = []
+    clients, logs = [], []
+    generations: dict[str, int] = {}  # each provider's as the check phase ended
+
+    def another_writer(phase, done, total):
+        if phase == "check" and done == total and not generations:
+            listing = clients[0].get("/resource_providers", microversion="1.14").json()
+            generations.update((p["uuid"], p["generation"])
+                               for p in listing["resource_providers"])
+            theirs.append(1)
+        if phase != "migrate" or touched:
+            return
+        placement, log = clients[0], logs[0]
+        start = len(log)
+        listing = placement.get("/resource_providers", microversion="1.14").json()
+        providers = listing["resource_providers"]
+        written = [p for p in providers if p["parent_provider_uuid"] is None
+                   and p["generation"] > generations.get(p["uuid"], p["generation"])]
+        if not written:
+            return
+        touch(placement, written[0]["uuid"])
+        touched.append(written[0]["name"])
+        theirs.append(len(log) - start)
+
+    theirs: list[int] = []
+    run, results, log = _run_beside(db_url, out, another_writer, clients, logs)
+    assert touched
+    return results, touched[0], run.calls, len(log) - sum(theirs)
+
+
+def _root_generation(placement, root: str) -> int:
+    response = placement.get(f"/resource_providers/{root}", microversion="1.14")
+    assert response.status_code == 200, response.text
+    return response.json()["generation"]
+
+
+def test_over_http_a_read_back_listing_the_writes_do_not_explain_reads_the_tree_in_full(
+        db_url, tmp_path):
+    """Another writer after a node's writes, before its read-back: the listing
+    shows a generation the node's writes did not answer, so the tree is read
+    back in full (each provider's inventories and allocations) and checked.
+    (Nodes without GPUs: their writes are PUTs, each answering its generation;
+    a provider the reshaper wrote need only be past the generation sent.)"""
+    out = _deployment(db_url, tmp_path, gpus=0)
+
+    def put_aggregates(placement, root):
+        response = placement.put(f"/resource_providers/{root}/aggregates", json={
+            "aggregates": [], "resource_provider_generation": _root_generation(placement, root)},
+            microversion="1.19")
+        assert response.status_code == 200, response.text
+
+    results, touched, calls, served_requests = _run_touching_after_write(
+        db_url, out, put_aggregates)
+    by_name = {r.nodename: r for r in results}
+    raced = by_name[touched]
+    assert raced.status == "updated" and not raced.violations, raced.error
+    assert raced.calls == _expected_changed(raced) - 1 + _full_read_back(raced)
+    for result in results:
+        if result.status == "updated" and result is not raced:
+            assert result.calls == _expected_changed(result), result.nodename
+    assert served_requests == calls
+
+
+def test_over_http_a_provider_added_after_the_writes_is_found_by_the_read_back(
+        db_url, tmp_path):
+    """A provider added to a written tree before its read-back: the listing does
+    not show the planned providers, the tree is read back in full, and the
+    node is reported as not as planned (the run stops after the batch)."""
+    out = _deployment(db_url, tmp_path, gpus=1)
+
+    def add_child(placement, root):
+        response = placement.post("/resource_providers", json={
+            "name": f"stranger-{root}", "parent_provider_uuid": root}, microversion="1.20")
+        assert response.status_code == 200, response.text
+
+    results, touched, calls, served_requests = _run_touching_after_write(
+        db_url, out, add_child)
+    raced = {r.nodename: r for r in results}[touched]
+    assert raced.status == migrate.INVARIANT
+    assert any("present but not planned" in v.message for v in raced.violations), \
+        raced.violations
+    assert served_requests == calls
 
 
 def _kind(method: str, path: str) -> str:
@@ -182,15 +300,18 @@ def test_over_http_each_request_of_a_flat_4_gpu_node_is_one_the_api_needs(db_url
     counts them (docs/performance.md, "Over HTTP"): every one is a read or write
     the API offers no bulk form of. The run's reads of the whole cloud aside:
 
-    * its inventories: one in the check, one per provider after (read-back);
-    * its allocations: likewise (each provider's listing gives all its consumers);
+    * its inventories and its allocations: one each in the check (a flat node
+      has one provider; a provider's allocation listing gives all its consumers);
     * one ``GET /allocations/{consumer}`` per moved consumer (owner, generation and
       allocations elsewhere, which the reshaper needs and no listing gives);
-    * two tree listings (before the write, in the read-back);
+    * two tree listings: before the write (the tree as checked), and the
+      read-back (every provider at the generation the node's writes answered
+      or, after the reshaper, past the one it was sent);
     * one ``POST /resource_providers`` per child created, one traits PUT per
       provider whose traits change, one ``POST /reshaper``.
 
-    A second run: per provider its inventories and allocations, nothing else.
+    A second run (no report shown): per provider its inventories, and the root's
+    allocations, nothing else.
     """
     out = _deployment(db_url, tmp_path, gpus=4)
     with served(make_conf(db_url)) as (url, log):
@@ -199,8 +320,7 @@ def test_over_http_each_request_of_a_flat_4_gpu_node_is_one_the_api_needs(db_url
             results = migrate.Migration(client, load_hosts([out]),
                                         migrate.Settings(show=shown_simulation)).run()
             first = len(log)
-            again = migrate.Migration(client, load_hosts([out]),
-                                      migrate.Settings(show=shown_simulation)).run()
+            again = migrate.Migration(client, load_hosts([out]), migrate.Settings()).run()
         finally:
             client.close()
         requests = log.requests
@@ -212,8 +332,8 @@ def test_over_http_each_request_of_a_flat_4_gpu_node_is_one_the_api_needs(db_url
         after = _providers(result.detail.tree_after, result)
         assert after == 5 and len(plan.create) == 4
         expected += collections.Counter({
-            "GET /resource_providers/{id}/inventories": 1 + after,
-            "GET /resource_providers/{id}/allocations": 1 + after,
+            "GET /resource_providers/{id}/inventories": 1,
+            "GET /resource_providers/{id}/allocations": 1,
             "GET /allocations/{id}": _moved(result.detail),
             "GET /resource_providers?in_tree=": 2,
             "POST /resource_providers": len(plan.create),
@@ -223,7 +343,7 @@ def test_over_http_each_request_of_a_flat_4_gpu_node_is_one_the_api_needs(db_url
 
     unchanged = [r for r in again if r.status == "unchanged"]
     assert len(unchanged) == HOSTS - 1
-    providers = sum(_providers(r.detail.tree_before, r) for r in unchanged)
+    providers = sum(_providers(r.detail.tree_after, r) for r in changed)
     assert _node_kinds(requests[first:]) == {
         "GET /resource_providers/{id}/inventories": providers,
-        "GET /resource_providers/{id}/allocations": providers}
+        "GET /resource_providers/{id}/allocations": len(unchanged)}

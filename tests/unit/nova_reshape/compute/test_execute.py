@@ -5,7 +5,12 @@ from __future__ import annotations
 import pytest
 
 from nova_reshape import exception
-from nova_reshape.compute.execute import RestPlanWriter, apply_change, tree_change
+from nova_reshape.compute.execute import (
+    RestPlanWriter,
+    WrittenGenerations,
+    apply_change,
+    tree_change,
+)
 from nova_reshape.compute.plan import NewProvider, NodePlan
 from nova_reshape.provider_tree import ProviderTree
 from nova_reshape.transport import Transport
@@ -106,8 +111,42 @@ def test_a_traits_put_answered_with_what_was_sent_gives_the_new_generation():
     tree = ProviderTree()
     tree.new_root("node", ROOT, generation=4)
     placement = _Answering(["OWNER_NOVA", "COMPUTE_NODE"])
-    RestPlanWriter(placement).write(_traits_plan(), tree, {})
+    written = RestPlanWriter(placement).write(_traits_plan(), tree, {})
     assert placement.sent == [("PUT", f"/resource_providers/{ROOT}/traits")]
+    assert written == WrittenGenerations({ROOT: 5}, {})  # what the read-back's listing must show
+
+
+class _Refused(_Answer):
+    """A refusal: ``status``, no success."""
+
+    def __init__(self, status: int) -> None:
+        super().__init__({"errors": [{"status": status, "detail": "refused"}]})
+        self.status_code = status
+
+    def __bool__(self) -> bool:
+        return False
+
+
+class _Refusing(Transport):
+    """Answers every request with ``status``."""
+
+    def __init__(self, status: int) -> None:
+        super().__init__()
+        self.status = status
+
+    def request(self, method, url, json=None, microversion=None, headers=None):
+        return _Refused(self.status)
+
+
+@pytest.mark.parametrize("status,expected", [
+    (409, exception.ResourceProviderUpdateConflict),  # taken since the check: read again
+    (400, exception.ResourceProviderCreationFailed)])
+def test_a_provider_create_refused_as_a_conflict_is_one(status, expected):
+    tree = ProviderTree()
+    tree.new_root("node", ROOT, generation=4)
+    plan = NodePlan("node", ROOT, create=[NewProvider("node_gpu", GPU, ROOT)])
+    with pytest.raises(expected):
+        RestPlanWriter(_Refusing(status)).write(plan, tree, {})
 
 
 def test_a_traits_put_answered_with_other_traits_fails_the_node():

@@ -110,6 +110,7 @@ class _Completing:
 class _Plan:
     def __init__(self, allocations) -> None:
         self.allocations = allocations
+        self.empty = not allocations
 
 
 class _Simulation:
@@ -154,3 +155,38 @@ def test_nothing_moved_or_nothing_partial_is_checked_once(monkeypatch):
         reader = _Completing()
         assert readers.check_read(reader, None, None, state)[0] is state
         assert reader.asked == [] and len(seen) == 1
+
+
+class _ReadingUnread(_Completing):
+    """Completes consumers; reads the unread providers' allocations (consumer "d" there)."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.unread: list[frozenset[str]] = []
+
+    def read_unread(self, state):
+        self.unread.append(state.unread)
+        return state._replace(allocations=dict(state.allocations) | {"d": {}},
+                              partial=state.partial | {"d"}, unread=frozenset())
+
+
+ROOT_ONLY = PARTIAL._replace(unread=frozenset({"child"}))
+
+
+def test_a_root_only_read_with_nothing_found_or_planned_is_checked_once(monkeypatch):
+    seen = _checks(monkeypatch, [([], _Simulation({}))])
+    reader = _ReadingUnread()
+    state, findings, _ = readers.check_read(reader, None, None, ROOT_ONLY)
+    assert state is ROOT_ONLY and reader.unread == [] and len(seen) == 1
+
+
+@pytest.mark.parametrize("first", [(["missing consumer"], None), ([], _Simulation({"b": {}}))])
+def test_a_root_only_read_is_read_whole_once_the_check_finds_or_plans_anything(
+        monkeypatch, first):
+    seen = _checks(monkeypatch, [first, ([], _Simulation({"b": {}})),
+                                 ([], _Simulation({"b": {}}))])
+    reader = _ReadingUnread()
+    state, findings, _ = readers.check_read(reader, None, None, ROOT_ONLY)
+    assert reader.unread == [{"child"}] and not state.unread
+    assert "d" in seen[1] and findings == []  # checked again on every provider's allocations
+    assert reader.asked == [{"b"}]  # then the moved consumer whole, as before

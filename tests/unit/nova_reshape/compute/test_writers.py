@@ -7,7 +7,9 @@ import types
 import pytest
 
 from nova_reshape.compute import invariants, writers
+from nova_reshape.compute.execute import WrittenGenerations
 from nova_reshape.compute.node_result import MIGRATED, NodeResult
+from nova_reshape.compute.readback import WrittenTree
 from nova_reshape.compute.readers import ReportClientReader
 from nova_reshape.compute.tree_source import NodeState
 from nova_reshape.provider_tree import ProviderTree
@@ -20,7 +22,7 @@ BROKEN = invariants.Violation("not_conserved", "vm", "rp", "VGPU", "lost one")
 def _node(name: str) -> writers.WrittenNode:
     simulation = types.SimpleNamespace(plan=f"plan of {name}", tree_before=f"tree of {name}",
                                        tree_after=f"planned tree of {name}",
-                                       allocations_before={}, moves=[])
+                                       allocations_before={}, allocations_after={}, moves=[])
     return writers.WrittenNode(name, f"root-{name}", simulation, NodeResult(name, MIGRATED))
 
 
@@ -80,8 +82,9 @@ class _Rest:
     def __init__(self, placement) -> None:
         self.plans: list[str] = []
 
-    def write(self, plan, tree, allocations) -> None:
+    def write(self, plan, tree, allocations) -> WrittenGenerations:
         self.plans.append(plan)
+        return WrittenGenerations({f"child of {plan}": 3}, {f"root of {plan}": 1})
 
 
 class _Reader:
@@ -92,8 +95,8 @@ class _Reader:
         self.counting = counting
         self.reads: list[tuple[dict[str, str], dict[str, str]]] = []
 
-    def read_back(self, names, planned):
-        self.reads.append((dict(names), dict(planned)))
+    def read_back(self, names, written):
+        self.reads.append((dict(names), dict(written)))
         for root in names:
             self.counting.calls += {"root-a": 3, "root-b": 4}[root]
             yield NodeState(root, ProviderTree(), {})
@@ -111,8 +114,11 @@ def test_read_back_checks_the_batch_with_one_read_after_it(monkeypatch, violatio
     writer.write(second)
     assert writer.checked() == [] and reader.reads == []
     checked = writer.end_batch()
-    assert reader.reads == [({"root-a": "a", "root-b": "b"},
-                             {"root-a": "planned tree of a", "root-b": "planned tree of b"})]
+    assert reader.reads == [({"root-a": "a", "root-b": "b"}, {
+        f"root-{name}": WrittenTree(name, f"planned tree of {name}", {},
+                                    {f"child of plan of {name}": 3},
+                                    {f"root of plan of {name}": 1})
+        for name in "ab"})]  # each with the generations its writes answered
     assert [(c.node, c.violations) for c in checked] == [(first, []), (second, [BROKEN])]
     assert (first.result.calls, second.result.calls) == (3, 4)  # each its read-back's
     assert writer.rest.plans == ["plan of a", "plan of b"]
