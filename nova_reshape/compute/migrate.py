@@ -69,6 +69,7 @@ from nova_reshape.compute.node_result import (
 from nova_reshape.compute.provider_listing import listing_for
 from nova_reshape.compute.readers import check_read, read_again, reader_for
 from nova_reshape.compute.resource_tracker import CONFLICT_ATTEMPTS
+from nova_reshape.compute.run_settings import Settings
 from nova_reshape.compute.spool import Spool
 from nova_reshape.compute.stream import Numbered, numbered_hosts, with_nova_conf
 from nova_reshape.compute.tree_source import BulkReader, NodeState
@@ -78,8 +79,6 @@ from nova_reshape.transport.base import Placement
 from nova_reshape.transport.counting import CountingTransport as CountingPlacement
 from nova_reshape.virt.described import DescribedDriver, shims_for
 from nova_reshape.virt.host import Host, Node
-from nova_reshape.virt.releases import DriverOptions
-from placement_wsgi.objects.tree_state import DEFAULT_BATCH_SIZE
 
 LOG = logging.getLogger(__name__)
 
@@ -92,32 +91,6 @@ __all__ = [
 
 #: A generation conflict: the node is read, planned and written again.
 _CONFLICTS = (exception.PlacementReshapeConflict, exception.ResourceProviderUpdateConflict)
-
-
-@dataclasses.dataclass(frozen=True)
-class Settings:
-    """What a run does, as the operator asked; the same for every worker of a
-    parallel run (so it pickles: ``show`` is a module-level function or a
-    ``functools.partial`` of one).
-
-    ``dry_run``: check and plan, write nothing. ``options``: the target release (whose
-    reshapes are the ones done) and the operator's switches. ``batch_size``: nodes written
-    between two read-backs (and read in one bulk read before their write). ``show``
-    renders each node's detail for the report (see :data:`Show`); None: no detail.
-    ``journal``: the id of the journaled run each written node is recorded in, in its
-    transaction (:mod:`nova_reshape.journal`); over HTTP in ``journal_file``.
-    """
-
-    dry_run: bool = False
-    options: DriverOptions = DriverOptions()
-    batch_size: int = DEFAULT_BATCH_SIZE
-    show: Show | None = None
-    journal: str | None = None
-    journal_file: str | None = None
-
-    def __post_init__(self) -> None:
-        if self.batch_size < 1:
-            raise ValueError(f"batch_size must be at least 1, not {self.batch_size}")
 
 
 @dataclasses.dataclass
