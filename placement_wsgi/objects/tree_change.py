@@ -80,6 +80,8 @@ from placement_wsgi.objects.reshaper import (
 )
 from placement_wsgi.objects.tree_state import TreeState, read_batch
 
+LOG = logging.getLogger(__name__)
+
 #: The capacity rule of inventories written without a reshape: ``PUT
 #: .../inventories`` from 1.26 on (``reserved == total`` allowed).
 CAPACITY_RULES_VERSION = (1, 26)
@@ -268,8 +270,6 @@ def _apply(connection: Connection, changes: Sequence[TreeChange],
              {uuid for change in changes for uuid in change.delete})
     return {uuid: generation for uuid, (_, generation) in after.items()}
 
-
-LOG = logging.getLogger(__name__)
 
 #: Trees a caller writes in one transaction when it can (:func:`applied_together`):
 #: about 4 statements per node instead of 44 one by one; 5 gave 8 per node and
