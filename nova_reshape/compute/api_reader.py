@@ -29,6 +29,15 @@ generation, so a node whose every provider answers its inventories at the
 generation of the listing is as the survey saw it; any other node, and any
 node read a second time (before a write, after a conflict), is read the
 way nova's report client reads it (:class:`ReportClientReader`).
+
+With the journal file of earlier runs (``--journal``), a node the file
+vouches for (:mod:`~nova_reshape.journal.vouched`: its last record is an
+outcome whose read-back was the tree's listing) and listed with every
+provider's uuid, name, parent and recorded generation has the recorded
+inventories and traits: only its root's allocations are read, and the
+answer's generation must still be the listed one. Its other providers are
+as the run's listing showed them (the run's start), where a read without
+the file would see them as the node's read finds them.
 """
 
 from __future__ import annotations
@@ -38,12 +47,16 @@ from concurrent.futures import ThreadPoolExecutor
 from functools import partial
 from typing import Any, NamedTuple, TypeVar
 
+from nova_reshape import exception
 from nova_reshape.compute.readback import WrittenTree, as_listed
 from nova_reshape.compute.tree_source import NodeState
+from nova_reshape.journal import journal_file, vouched
+from nova_reshape.journal.snapshot import Snapshot
 from nova_reshape.provider_tree import ProviderTree
 from nova_reshape.report import NESTED_PROVIDER_API_VERSION, SchedulerReportClient
 from nova_reshape.report.providers import query
 from nova_reshape.transport.base import Placement
+from nova_reshape.transport.http import service_url
 from placement_wsgi.constants import SHARING_TRAIT
 
 #: ``required`` on ``GET /resource_providers``.
@@ -63,6 +76,14 @@ def each(read: Callable[[Item], Read], items: Iterable[Item], parallel: int = 1)
         return list(pool.map(read, items))
 
 
+def _hold(held: dict[str, dict[str, Any]], rp: str, listing: Mapping[str, Any]) -> None:
+    """Add provider ``rp``'s allocation listing (consumer -> its resources there) to
+    ``held`` (consumer -> partial body)."""
+    for consumer, entry in listing.items():
+        body = held.setdefault(consumer, {"allocations": {}})
+        body["allocations"][rp] = {"resources": dict(entry["resources"])}
+
+
 def in_tree_allocations(report: SchedulerReportClient, providers: Iterable[str],
                         parallel: int = 1) -> dict[str, dict[str, Any]]:
     """consumer -> its allocations on ``providers`` only, from one allocation
@@ -73,10 +94,22 @@ def in_tree_allocations(report: SchedulerReportClient, providers: Iterable[str],
     listings = each(partial(report.get_allocations_for_resource_provider, None), providers,
                     parallel)
     for rp, listing in zip(providers, listings, strict=True):
-        for consumer, entry in listing.allocations.items():
-            body = held.setdefault(consumer, {"allocations": {}})
-            body["allocations"][rp] = {"resources": dict(entry["resources"])}
+        _hold(held, rp, listing.allocations)
     return held
+
+
+def allocations_at(report: SchedulerReportClient, rp: str,
+                   ) -> tuple[dict[str, dict[str, Any]], int]:
+    """As :func:`in_tree_allocations` for one provider, with the provider's
+    generation the same answer gives."""
+    response = report.get(f"/resource_providers/{rp}/allocations")
+    if response.status_code != 200:
+        raise exception.ResourceProviderAllocationRetrievalFailed(rp_uuid=rp,
+                                                                  error=response.text)
+    body = response.json()
+    held: dict[str, dict[str, Any]] = {}
+    _hold(held, rp, body["allocations"])
+    return held, body["resource_provider_generation"]
 
 
 class ReportClientReader:
@@ -178,8 +211,7 @@ class ReportClientReader:
             microversion=NESTED_PROVIDER_API_VERSION)
         if response.status_code != 200:
             return False
-        now = {p["uuid"]: (p["name"], p["parent_provider_uuid"], p["generation"])
-               for p in response.json()["resource_providers"]}
+        now = vouched.listed(response.json()["resource_providers"])
         tree = state.tree
         then = {rp: (tree.data(rp).name, tree.data(rp).parent_uuid, tree.data(rp).generation)
                 for rp in tree.get_provider_uuids(name)}
@@ -243,11 +275,15 @@ class SurveyReader(ReportClientReader):
     """Over the API: each node's first read from the run's survey and two requests
     per provider; every other read as the report client reads (module docstring)."""
 
-    def __init__(self, placement: Placement, parallel: int = 1, whole: bool = True) -> None:
+    def __init__(self, placement: Placement, parallel: int = 1, whole: bool = True,
+                 journal: str | None = None) -> None:
         super().__init__(placement, parallel)
         #: False: a surveyed node's allocations off its root are read only when the
         #: check needs them (:func:`~nova_reshape.compute.readers.check_read`).
         self.whole = whole
+        #: The journal file of earlier runs: a node it vouches for, listed as
+        #: recorded, is not read but its root's allocations (only when not ``whole``).
+        self.journal = None if whole else journal
         self.survey: CloudSurvey | None = None
         self._surveyed: set[str] = set()
 
@@ -256,16 +292,31 @@ class SurveyReader(ReportClientReader):
         self._surveyed = set()
 
     def read(self, names: Mapping[str, str]) -> Iterator[NodeState]:
+        recorded = self._recorded(names)
         for root, name in names.items():
             state = None
             if self.survey is not None and root not in self._surveyed:
                 self._surveyed.add(root)
-                state = self._from_survey(self.survey, root)
+                state = self._from_survey(self.survey, root, recorded.get(root))
             yield state if state is not None else self._read(root, name)
 
-    def _from_survey(self, cloud: CloudSurvey, root: str) -> NodeState | None:
+    def _recorded(self, names: Mapping[str, str]) -> Mapping[str, Snapshot]:
+        """root -> what the journal file vouches for, among the roots of ``names``
+        to be read from the survey (one look-up per batch)."""
+        service = service_url(self.placement)
+        if self.journal is None or self.survey is None or service is None:
+            return {}
+        return journal_file.vouched_for(self.journal, [
+            root for root in names if root not in self._surveyed and root in self.survey.trees],
+            service)
+
+    def _from_survey(self, cloud: CloudSurvey, root: str,
+                     recorded: Snapshot | None = None) -> NodeState | None:
         """The node from the survey and its providers' inventories and allocations;
-        None when a provider moved since the listing (or the tree is not listed)."""
+        None when a provider moved since the listing (or the tree is not listed).
+        With ``recorded`` (the journal file vouches for the node) listed as it
+        was, the inventories and traits are the recorded ones and only the root's
+        allocations are read (none when the root moved since the listing)."""
         records = cloud.trees.get(root)
         if not records:
             return None
@@ -273,12 +324,40 @@ class SurveyReader(ReportClientReader):
         tree = ProviderTree()
         tree.populate_from_iterable(records)
         uuids = [record["uuid"] for record in records]
+        if recorded is not None and vouched.matches(recorded, records):
+            return self._as_recorded(report, cloud, tree, records, recorded)
         bodies = each(partial(report.providers.get_inventory, None), uuids, self.parallel)
         for record, body in zip(records, bodies, strict=True):
             if body is None or body["resource_provider_generation"] != record["generation"]:
                 return None
             self._associate(tree, cloud, record["uuid"], body["inventories"],
                             record["generation"])
+        self._add_sharing(tree, cloud, records)
+        read = uuids if self.whole else [root]
+        held = in_tree_allocations(report, read, self.parallel)
+        return NodeState(root, tree, held, frozenset(held), frozenset(uuids) - set(read))
+
+    def _as_recorded(self, report: SchedulerReportClient, cloud: CloudSurvey,
+                     tree: ProviderTree, records: Sequence[Mapping[str, Any]],
+                     recorded: Snapshot) -> NodeState | None:
+        """The node listed as ``recorded`` vouches for: its inventories and traits
+        from the record, aggregates and sharing providers from the survey, and its
+        root's allocations, read (None when that answer shows the root moved since
+        the listing: the node is read in full then)."""
+        for record in records:
+            rp = record["uuid"]
+            self._associate(tree, cloud, rp, recorded.inventories[rp], record["generation"],
+                            recorded.traits[rp])
+        self._add_sharing(tree, cloud, records)
+        held, generation = allocations_at(report, recorded.root)
+        if generation != tree.data(recorded.root).generation:
+            return None
+        unread = frozenset(record["uuid"] for record in records) - {recorded.root}
+        return NodeState(recorded.root, tree, held, frozenset(held), unread)
+
+    def _add_sharing(self, tree: ProviderTree, cloud: CloudSurvey,
+                     records: Sequence[Mapping[str, Any]]) -> None:
+        """The sharing providers of the tree's aggregates, as roots of their own."""
         for record in records:
             for aggregate in cloud.aggregates.get(record["uuid"], ()):
                 for uuid in cloud.sharing_in.get(aggregate, ()):
@@ -286,14 +365,15 @@ class SurveyReader(ReportClientReader):
                         shared, inventories = cloud.sharing[uuid]
                         tree.new_root(shared["name"], uuid, generation=shared["generation"])
                         self._associate(tree, cloud, uuid, inventories, shared["generation"])
-        read = uuids if self.whole else [root]
-        held = in_tree_allocations(report, read, self.parallel)
-        return NodeState(root, tree, held, frozenset(held), frozenset(uuids) - set(read))
 
     @staticmethod
     def _associate(tree: ProviderTree, cloud: CloudSurvey, uuid: str,
-                   inventories: Mapping[str, Any], generation: int) -> None:
+                   inventories: Mapping[str, Any], generation: int,
+                   traits: Iterable[str] | None = None) -> None:
+        """A provider's inventories, traits (the survey's unless given) and
+        aggregates (the survey's) at ``generation``."""
         tree.update_inventory(uuid, dict(inventories), generation=generation)
-        tree.update_traits(uuid, cloud.traits.get(uuid, ()), generation=generation)
+        tree.update_traits(uuid, cloud.traits.get(uuid, ()) if traits is None else traits,
+                           generation=generation)
         tree.update_aggregates(uuid, cloud.aggregates.get(uuid, ()), generation=generation)
 

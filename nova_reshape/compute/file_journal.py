@@ -14,7 +14,11 @@ them: :func:`writer_for` is the run's writer, the one
    body of each consumer the plan moved: ``GET /allocations/{consumer}``
    each, the only requests the journal adds, counted in the node's calls).
    A node whose check found violations is journaled as read back all the
-   same: it was written.
+   same: it was written. When the read-back was the tree's listing alone
+   (every provider at a generation the node's writes explain), the outcome
+   vouches for the node (:mod:`~nova_reshape.journal.vouched`): a later run
+   with the same file takes its inventories and traits from it while the
+   listing shows those generations.
 """
 
 from __future__ import annotations
@@ -23,7 +27,7 @@ from collections.abc import Collection, Iterator, Mapping, Sequence
 from typing import Any
 
 from nova_reshape.compute import writers
-from nova_reshape.compute.readback import WrittenTree
+from nova_reshape.compute.readback import WrittenTree, explains, listing_of
 from nova_reshape.compute.readers import NodeReader
 from nova_reshape.compute.tree_source import NodeState
 from nova_reshape.journal import journal_file
@@ -31,15 +35,19 @@ from nova_reshape.journal.http_io import whole_consumers
 from nova_reshape.journal.snapshot import Snapshot, of_tree
 from nova_reshape.transport.counting import CountingTransport
 from nova_reshape.transport.direct import on_database
+from nova_reshape.transport.http import service_url
 
 
 class ReadBackKeeper:
     """A reader passing everything on to ``reader``, keeping the states its read-back
-    hands on (root -> state) for the journal's outcome."""
+    hands on (root -> state) for the journal's outcome, and the roots whose
+    read-back was their tree's listing alone (:func:`~nova_reshape.compute.
+    readback.explains`): the outcomes that vouch for their node."""
 
     def __init__(self, reader: NodeReader) -> None:
         self.reader = reader
         self.read_backs: dict[str, NodeState] = {}
+        self.explained: set[str] = set()
 
     def begin(self, trees: Mapping[str, Sequence[Mapping[str, Any]]]) -> None:
         self.reader.begin(trees)
@@ -60,6 +68,8 @@ class ReadBackKeeper:
                   written: Mapping[str, WrittenTree]) -> Iterator[NodeState]:
         for state in self.reader.read_back(names, written):
             self.read_backs[state.root] = state
+            if explains(written[state.root], listing_of(state.tree, state.root)):
+                self.explained.add(state.root)
             yield state
 
 
@@ -75,6 +85,8 @@ class FileJournalWriter:
         self.placement = placement
         self.journal = journal
         self.engine = journal_file.open_journal(journal.file, create=True)
+        #: The service written to: the one the outcomes vouch in.
+        self.service = service_url(placement)
         self._before: dict[str, Snapshot] = {}
 
     #: Each node gets its intent before its own requests: one at a time.
@@ -106,10 +118,13 @@ class FileJournalWriter:
             state = self.keeper.complete(self.keeper.read_backs.pop(node.root),
                                          whole_consumers(before))
             node.result.calls += self.placement.calls - start
+            explained = node.root in self.keeper.explained
+            self.keeper.explained.discard(node.root)
             journal_file.record_outcome(
                 self.engine, self.journal.run_id, node.nodename,
                 self.journal.hosts.get(node.nodename), before,
-                of_tree(state.tree, node.root, state.allocations))
+                of_tree(state.tree, node.root, state.allocations),
+                vouched_in=self.service if explained else None)
         return checked
 
 

@@ -156,8 +156,8 @@ class Migration:
         #: How many nodes to check, as far as known (the described nodes arrive as a stream).
         self.expected = expected
         #: Reads trees and allocations (in bulk on the database, else per node).
-        self.reader = reader_for(self.placement, bulk, settings.batch_size,
-                                 whole=settings.show is not None)  # shown: every usage
+        self.reader = reader_for(self.placement, bulk, settings.batch_size,  # shown: every
+                                 settings.show is not None, settings.journal_file)  # usage
         #: Where each node's root and the providers its check looks up are found.
         self.listing = listing_for(self.placement, bulk)
         #: Each checked node's host (node name -> host name), for the journal.

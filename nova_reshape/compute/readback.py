@@ -91,6 +91,29 @@ def _explained(written: WrittenTree, rp: str, generation: int) -> bool:
     return generation == written.generations.get(rp)
 
 
+def explains(written: WrittenTree, records: Sequence[Mapping[str, Any]]) -> bool:
+    """Whether ``records`` (the tree's listing, 1.14) show exactly the planned
+    providers (uuid, name, parent), each at a generation the node's writes
+    explain: nothing but those writes touched the tree (module docstring)."""
+    planned = written.tree
+    want = {rp: planned.data(rp) for rp in planned.get_provider_uuids(written.nodename)}
+    listed = {record["uuid"]: record for record in records}
+    if set(listed) != set(want):
+        return False
+    return all(
+        (record["name"], record.get("parent_provider_uuid")) == (want[rp].name,
+                                                                 want[rp].parent_uuid)
+        and _explained(written, rp, record["generation"]) for rp, record in listed.items())
+
+
+def listing_of(tree: ProviderTree, root: str) -> list[dict[str, Any]]:
+    """``root``'s subtree of ``tree`` as its listing gives it (uuid, name, parent,
+    generation)."""
+    return [{"uuid": rp, "name": data.name, "parent_provider_uuid": data.parent_uuid,
+             "generation": data.generation}
+            for rp, data in ((rp, tree.data(rp)) for rp in tree.get_provider_uuids(root))]
+
+
 def as_listed(written: WrittenTree, records: Sequence[Mapping[str, Any]]) -> NodeState | None:
     """The node as planned, at the generations of ``records`` (its tree's listing,
     1.14), when the listing proves the node's writes are all that touched it
@@ -100,16 +123,11 @@ def as_listed(written: WrittenTree, records: Sequence[Mapping[str, Any]]) -> Nod
     allocations the plan's, each consumer's share on the tree only and
     partial, as a provider's allocation listing gives them.
     """
+    if not explains(written, records):
+        return None
     planned = written.tree
     want = {rp: planned.data(rp) for rp in planned.get_provider_uuids(written.nodename)}
     listed = {record["uuid"]: record for record in records}
-    if set(listed) != set(want):
-        return None
-    for rp, record in listed.items():
-        data = want[rp]
-        if ((record["name"], record.get("parent_provider_uuid")) != (data.name, data.parent_uuid)
-                or not _explained(written, rp, record["generation"])):
-            return None
     tree = ProviderTree()
     tree.populate_from_iterable(records)
     for rp, record in listed.items():

@@ -4,8 +4,10 @@
   (what a run over HTTP does): the run's survey of the whole cloud, then
   per provider its inventories and allocations (off the root only when the
   check needs them, unless the run wants ``whole`` nodes), a node's several
-  at once over HTTP (see :mod:`~nova_reshape.compute.api_reader`);
-  consumers partial, each provider's share only. A consumer's whole body
+  at once over HTTP (see :mod:`~nova_reshape.compute.api_reader`), none
+  for a node the run's journal file vouches for (its root's allocations
+  only, :mod:`~nova_reshape.journal.vouched`); consumers partial, each
+  provider's share only. A consumer's whole body
   (``GET /allocations/{consumer}``: generation, owner, allocations
   elsewhere) is read only when the check needs it (:func:`check_read`:
   the consumers whose allocations the plan moves, or every one of a node
@@ -169,16 +171,17 @@ def check_read(reader: NodeReader, node: Node, driver: DescribedDriver, state: N
 
 
 def reader_for(placement: Placement, bulk: BulkReader | None, batch_size: int,
-               whole: bool = True) -> NodeReader:
+               whole: bool = True, journal: str | None = None) -> NodeReader:
     """The run's reader: bulk from ``bulk``, else from ``placement`` when it is
     in-process on the database, else per node through ``placement`` (a node's
     independent reads several at once when ``placement`` takes them; with
     ``whole`` False, a node's allocations off its root only when the check
     needs them: see :func:`check_read`; a run whose report shows every node's
-    usage wants them all)."""
+    usage wants them all; and then a node the journal file ``journal`` vouches
+    for, listed as recorded, is read for its root's allocations only)."""
     source = bulk if bulk is not None else on_database(placement)
     if source is None:
-        return SurveyReader(placement, parallel_reads(placement), whole)
+        return SurveyReader(placement, parallel_reads(placement), whole, journal)
     return BulkNodeReader(source, ReportClientReader(placement), batch_size)
 
 

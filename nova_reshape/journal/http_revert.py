@@ -65,6 +65,8 @@ class HttpReverter(Reverter):
         super().__init__(None, run_id=run_id, progress=progress, stop=stop)  # type: ignore[arg-type]
         self.placement = placement
         self.journal = journal
+        if run_id is not None:  # it records intents and outcomes in the file
+            journal_file.add_tables(journal)
         #: Roots of the entries whose outcome is missing (their "after" is the planned one).
         self.pending: set[str] = set()
 

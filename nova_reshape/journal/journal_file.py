@@ -30,13 +30,13 @@ import datetime
 import json
 import os
 import sqlite3
-from collections.abc import Iterator, Sequence
+from collections.abc import Collection, Iterator, Sequence
 from typing import NamedTuple
 
 import sqlalchemy as sa
 from sqlalchemy.engine import Engine
 
-from nova_reshape.journal import schema, store
+from nova_reshape.journal import schema, store, vouched
 from nova_reshape.journal.snapshot import Snapshot
 from placement_wsgi.objects.inventory_record import Inventory
 
@@ -118,13 +118,34 @@ def open_journal(path: str, *, create: bool) -> Engine:
     if create:
         try:
             schema.ensure(engine)
-            with engine.begin() as connection:
-                intents.create(connection, checkfirst=True)
+            add_tables(engine)
         except sa.exc.OperationalError as error:
             engine.dispose()
             raise JournalFileError(f"journal {path}: cannot be written "
                                    f"({error.orig})") from error
     return engine
+
+
+def add_tables(engine: Engine) -> None:
+    """The file's own tables (:data:`intents`, :data:`~nova_reshape.journal.vouched.
+    vouched`) where missing: a file written by an earlier version may lack one."""
+    with engine.begin() as connection:
+        intents.create(connection, checkfirst=True)
+        vouched.create(connection)
+
+
+def vouched_for(path: str, roots: Collection[str], placement: str) -> dict[str, Snapshot]:
+    """root -> the recorded "after" the file at ``path`` vouches for in the service
+    at ``placement``, for each of ``roots`` that has one
+    (:func:`~nova_reshape.journal.vouched.recorded`); none while the file does
+    not exist yet."""
+    if not os.path.exists(path):
+        return {}
+    engine = open_journal(path, create=False)
+    try:
+        return vouched.recorded(engine, roots, placement)
+    finally:
+        engine.dispose()
 
 
 def _document(snapshot: Snapshot) -> str:
@@ -143,9 +164,12 @@ def as_stored(snapshot: Snapshot) -> Snapshot:
 def record_intent(engine: Engine, run_id: str, nodename: str, host: str | None,
                   before: Snapshot, planned: Snapshot) -> None:
     """Commit the node's intent (replacing an earlier one of the same run) before
-    its first request; ``planned`` as Placement will store it (:func:`as_stored`)."""
+    its first request; ``planned`` as Placement will store it (:func:`as_stored`).
+    No earlier outcome vouches for the node any more (:func:`~nova_reshape.journal.
+    vouched.forget`)."""
     planned = as_stored(planned)
     with engine.begin() as connection:
+        vouched.forget(connection, before.root)
         connection.execute(intents.delete().where(
             (intents.c.run_id == run_id) & (intents.c.root == before.root)))
         connection.execute(intents.insert().values(
@@ -155,10 +179,19 @@ def record_intent(engine: Engine, run_id: str, nodename: str, host: str | None,
 
 
 def record_outcome(engine: Engine, run_id: str, nodename: str, host: str | None,
-                   before: Snapshot, after: Snapshot) -> None:
-    """Commit the node's outcome: its entry, ``after`` as read back once checked."""
+                   before: Snapshot, after: Snapshot, *,
+                   vouched_in: str | None = None) -> None:
+    """Commit the node's outcome: its entry, ``after`` as read back once checked.
+    ``vouched_in``: the service (:func:`~nova_reshape.transport.http.service_url`)
+    in which ``after`` holds each provider's inventories and traits as stored at
+    its recorded generation; a later run on it may take them from the record
+    (:mod:`~nova_reshape.journal.vouched`)."""
     with engine.begin() as connection:
-        store.record_node(connection, run_id, nodename, host, before, after)
+        entry_id = store.record_node(connection, run_id, nodename, host, before, after)
+        if vouched_in is not None:
+            vouched.vouch(connection, run_id, before.root, entry_id, vouched_in)
+        else:
+            vouched.forget(connection, before.root)
 
 
 class FileEntry(NamedTuple):

@@ -15,6 +15,7 @@ from urllib3.util.retry import Retry as Urllib3Retry
 
 from nova_reshape.transport.counting import innermost
 from placement_wsgi.client import PlacementClient
+from placement_wsgi.db.preflight import masked_url
 
 #: Default seconds to wait for a connection and for each read.
 DEFAULT_TIMEOUT = 30.0
@@ -45,6 +46,14 @@ def parallel_reads(placement: object) -> int:
     in-process transport, or one not known to be safe from several threads)."""
     inner = innermost(placement)
     return inner.parallel_reads if isinstance(inner, HttpPlacement) else 1
+
+
+def service_url(placement: object) -> str | None:
+    """The URL of the service an :class:`HttpPlacement` (counting layers looked
+    through) talks to, its password masked: which Placement a journal file's
+    record was read from; None for any other transport."""
+    inner = innermost(placement)
+    return masked_url(inner.base_url) if isinstance(inner, HttpPlacement) else None
 
 
 def http_placement(url: str, token: str | None = None,

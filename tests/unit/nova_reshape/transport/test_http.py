@@ -13,6 +13,8 @@ import requests
 import urllib3.util.connection
 
 from nova_reshape.transport import http_placement
+from nova_reshape.transport.counting import CountingTransport
+from nova_reshape.transport.http import service_url
 
 
 class _Handler(http.server.BaseHTTPRequestHandler):
@@ -104,3 +106,18 @@ def test_failures_after_sending_are_not_retried(echo_server):
     with pytest.raises(requests.exceptions.ConnectionError):
         client.post("/drop", json={"x": 1})
     assert [seen["path"] for seen in echo_server.seen] == ["/drop"]
+
+
+def test_the_service_url_names_the_service_with_its_password_masked():
+    """Which Placement a journal file's record was read from: the client's URL
+    (counting layers looked through), no password; none for other transports."""
+    secret = http_placement("http://admin:secret@placement.example:8778/placement/")
+    plain = http_placement("http://placement.example:8778")
+    try:
+        assert service_url(CountingTransport(secret)) == (
+            "http://admin:***@placement.example:8778/placement")
+        assert service_url(plain) == "http://placement.example:8778"
+        assert service_url(object()) is None
+    finally:
+        secret.close()
+        plain.close()
