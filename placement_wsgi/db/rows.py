@@ -75,6 +75,8 @@ class _Compiled(NamedTuple):
     params: Any
     #: MariaDB: the packing statement (see :func:`_packed_rows`), or None
     packed: _Packed | None
+    #: psycopg: ask for the rows in binary format (see :meth:`Statement.rows`)
+    binary: bool = False
 
 
 class Statement:
@@ -109,11 +111,18 @@ class Statement:
                     mark = IdList(index).mark
                     text = text.replace(f"IN ({mark})", f"= ANY('{{{mark}}}'::integer[])")
             packed = _pack(connection, query) if _packable(connection, query) else None
-            found = self._compiled[key] = _Compiled(text, params, packed)
+            binary = dialect.driver == "psycopg" and all(
+                _kind(column) is not None for column in query.selected_columns)
+            found = self._compiled[key] = _Compiled(text, params, packed, binary)
         return found
 
     def rows(self, connection: Connection, *id_lists: Iterable[int]) -> list[tuple]:
-        """All rows as plain tuples, as :func:`connection_rows` reads them."""
+        """All rows as plain tuples, as :func:`connection_rows` reads them.
+
+        On psycopg, statements whose columns are all integers, floats or
+        strings ask for binary rows: the same Python values (``float8`` is
+        sent exactly either way), without parsing each number from text (a
+        third of the client's cost of 3,000 inventory rows)."""
         compiled = self._compile(connection)
         text, packed_text = compiled.text, compiled.packed and compiled.packed.text
         for index, ids in enumerate(id_lists):
@@ -126,7 +135,7 @@ class Statement:
             rows = _read_packed(connection, compiled.packed._replace(text=packed_text))
             if rows is not None:
                 return rows
-        return _run(connection, text, compiled.params)
+        return _run(connection, text, compiled.params, compiled.binary)
 
 
 def connection_rows(connection: Connection, query: sa.Select) -> list[tuple]:
@@ -157,10 +166,13 @@ def _plain_statement(connection: Connection, query: sa.Executable) -> tuple[str,
     return str(compiled), params
 
 
-def _run(connection: Connection, text: str, params: Any) -> list[tuple]:
+def _run(connection: Connection, text: str, params: Any, binary: bool = False) -> list[tuple]:
     cursor = connection.connection.cursor()
     try:
-        cursor.execute(text, params)
+        if binary:
+            cursor.execute(text, params, binary=True)
+        else:
+            cursor.execute(text, params)
         return cursor.fetchall()
     finally:
         cursor.close()
