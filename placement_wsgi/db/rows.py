@@ -25,6 +25,7 @@ from typing import Any, NamedTuple
 
 import sqlalchemy as sa
 from sqlalchemy.engine import Connection
+from sqlalchemy.ext.compiler import compiles
 
 #: ``group_concat_max_len`` for a packing statement. The server still cuts at
 #: ``max_allowed_packet``; a cut text is detected and the query re-run plainly.
@@ -40,6 +41,32 @@ _LAST_COMMA = _COMMA.op("SEPARATOR")(sa.literal_column("''"))
 def in_values(column: sa.ColumnElement, values: Iterable) -> sa.ColumnElement:
     """``column IN (...)`` with bound values (names and uuids from a request)."""
     return column.in_(sorted(values))
+
+
+class float_as_read(sa.sql.functions.GenericFunction):  # noqa: N801 (an SQL function)
+    """A ``Float`` column's value as the driver hands it to Python, as a double in SQL.
+
+    On SQLite and PostgreSQL the column is a double and is sent exactly: the
+    column itself. MySQL's and MariaDB's ``FLOAT`` is single precision and
+    travels as the server's shortest text for it (``0.7``, not
+    ``0.699999988``), which the driver parses into the nearest double: the
+    same text, parsed by the server (``CAST(CAST(col AS CHAR) AS DOUBLE)``),
+    so that arithmetic on it in SQL gives what Python computes from the
+    value it reads.
+    """
+
+    type = sa.Float()
+    inherit_cache = True
+
+
+@compiles(float_as_read)
+def _float_as_read(element: float_as_read, compiler: Any, **kw: Any) -> str:
+    return compiler.process(element.clauses, **kw)
+
+
+@compiles(float_as_read, "mysql")
+def _float_as_read_mysql(element: float_as_read, compiler: Any, **kw: Any) -> str:
+    return f"CAST(CAST({compiler.process(element.clauses, **kw)} AS CHAR) AS DOUBLE)"
 
 
 class IdList(NamedTuple):
