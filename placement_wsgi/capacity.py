@@ -18,6 +18,7 @@ invariants) use it too without loading the service.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 
@@ -27,12 +28,12 @@ def capacity(total: Any, reserved: Any, allocation_ratio: Any) -> Any:
     return (total - reserved) * allocation_ratio
 
 
-def truncated(product: float) -> int:
-    """What reads report and candidates offer of a :func:`capacity` product.
-
-    For an integer ``n >= 1`` (usage plus a request), ``n <= product`` exactly
-    when ``n <= truncated(product)``: checks may use either."""
-    return int(product)
+#: What reads report and candidates offer of a :func:`capacity` product: the
+#: product truncated toward zero. The builtin itself, not a function around it:
+#: the candidate engine calls it once per inventory row it shows. For an integer
+#: ``n >= 1`` (usage plus a request), ``n <= product`` exactly when
+#: ``n <= truncated(product)``: checks may use either.
+truncated: Callable[[float], int] = int
 
 
 def usable(total: int, reserved: int, allocation_ratio: float) -> int:
