@@ -276,7 +276,7 @@ class Loader:
             for provider in providers.intersection(by_provider):
                 resources[provider].append(
                     (rc, truncated(by_provider[provider][2]), used.get(provider, 0)))
-        if version >= (1, 27):  # every other class too
+        if version >= (1, 27) and self.resolved.stocks_other_classes():  # other classes too
             requested = self.resolved.requested_classes
             rows = (_OTHER_INVENTORIES_IN_TREES.rows(self.connection, roots, requested)
                     if roots is not None else
