@@ -193,9 +193,10 @@ def statement_timer(app) -> Iterator[list[tuple[float, int, str]]]:
 
     run, read_packed = rows_module._run, rows_module._read_packed
 
-    def timed_run(connection: sa.Connection, text: str, params) -> list[tuple]:  # noqa: ANN001
+    def timed_run(connection: sa.Connection, text: str, params,  # noqa: ANN001
+                  binary: bool = False) -> list[tuple]:
         start = time.perf_counter()
-        found = run(connection, text, params)
+        found = run(connection, text, params, binary)
         timings.append((time.perf_counter() - start, len(found), text))
         return found
 

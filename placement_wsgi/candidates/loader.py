@@ -25,9 +25,15 @@ from sqlalchemy.engine import Connection
 
 from placement_wsgi.candidates.resolved import ResolvedRequest
 from placement_wsgi.candidates.snapshot import InventoryRow, Snapshot
-from placement_wsgi.capacity import capacity
+from placement_wsgi.capacity import capacity, truncated
 from placement_wsgi.db import tables
-from placement_wsgi.db.rows import Statement, connection_rows, in_ids, in_values
+from placement_wsgi.db.rows import (
+    Statement,
+    connection_rows,
+    float_as_read,
+    in_ids,
+    in_values,
+)
 
 _rp = tables.resource_providers
 _inv = tables.inventories
@@ -50,14 +56,17 @@ def _usage(where: sa.ColumnElement) -> sa.Select:
             .group_by(_alloc.c.resource_provider_id, _alloc.c.resource_class_id))
 
 
+#: an inventory's capacity, computed by the database (placement_wsgi.capacity's
+#: formula on the ratio as the driver reads it): one field per row, not three
+_CAPACITY = capacity(_inv.c.total, _inv.c.reserved, float_as_read(_inv.c.allocation_ratio))
+
 # The statements of a request, built and compiled once (see rows.Statement);
 # their parameters are id lists.
 _HAS_TREES = Statement(lambda: sa.select(_rp.c.id).where(
     _rp.c.parent_provider_id.is_not(None)).limit(1))
 _INVENTORIES = Statement(lambda classes: sa.select(
-    _inv.c.resource_provider_id, _inv.c.resource_class_id, _inv.c.total,
-    _inv.c.reserved, _inv.c.min_unit, _inv.c.max_unit, _inv.c.step_size,
-    _inv.c.allocation_ratio).where(in_ids(_inv.c.resource_class_id, classes)))
+    _inv.c.resource_provider_id, _inv.c.resource_class_id, _CAPACITY, _inv.c.min_unit,
+    _inv.c.max_unit, _inv.c.step_size).where(in_ids(_inv.c.resource_class_id, classes)))
 _USAGE = Statement(lambda classes: _usage(in_ids(_alloc.c.resource_class_id, classes)))
 _rp_with = _rp.alias("with_inventory")
 #: every provider of the trees where some provider has an inventory of ``classes``
@@ -80,14 +89,14 @@ _AGGREGATE_IDS = sa.select(_aggs.c.id, _aggs.c.uuid).where(
 _TRAIT_HOLDERS = Statement(lambda traits: sa.select(
     _rpt.c.resource_provider_id, _rpt.c.trait_id).where(in_ids(_rpt.c.trait_id, traits)))
 _OTHER_INVENTORIES = Statement(lambda providers, classes: sa.select(
-    _inv.c.resource_provider_id, _inv.c.resource_class_id, _inv.c.total, _inv.c.reserved,
-    _inv.c.allocation_ratio).where(in_ids(_inv.c.resource_provider_id, providers),
-                                   sa.not_(in_ids(_inv.c.resource_class_id, classes))))
+    _inv.c.resource_provider_id, _inv.c.resource_class_id, _CAPACITY).where(
+    in_ids(_inv.c.resource_provider_id, providers),
+    sa.not_(in_ids(_inv.c.resource_class_id, classes))))
 # the same two reads for whole trees, by root: a seventh of the ids to send on
 # trees of seven providers
 _OTHER_INVENTORIES_IN_TREES = Statement(lambda roots, classes: sa.select(
-    _inv.c.resource_provider_id, _inv.c.resource_class_id, _inv.c.total, _inv.c.reserved,
-    _inv.c.allocation_ratio).join(_rp, _rp.c.id == _inv.c.resource_provider_id).where(
+    _inv.c.resource_provider_id, _inv.c.resource_class_id, _CAPACITY).join(
+    _rp, _rp.c.id == _inv.c.resource_provider_id).where(
     in_ids(_rp.c.root_provider_id, roots), sa.not_(in_ids(_inv.c.resource_class_id, classes))))
 _OTHER_USAGE = Statement(lambda providers, classes: _usage(sa.and_(
     in_ids(_alloc.c.resource_provider_id, providers),
@@ -265,10 +274,9 @@ class Loader:
         for rc, by_provider in snapshot.inventories.items():
             used = snapshot.usage.get(rc, {})
             for provider in providers.intersection(by_provider):
-                _, _, total, reserved, _, _, _, ratio = by_provider[provider]
                 resources[provider].append(
-                    (rc, int(capacity(total, reserved, ratio)), used.get(provider, 0)))
-        if version >= (1, 27):  # every other class too
+                    (rc, truncated(by_provider[provider][2]), used.get(provider, 0)))
+        if version >= (1, 27) and self.resolved.stocks_other_classes():  # other classes too
             requested = self.resolved.requested_classes
             rows = (_OTHER_INVENTORIES_IN_TREES.rows(self.connection, roots, requested)
                     if roots is not None else
@@ -276,11 +284,10 @@ class Loader:
             if rows:
                 usage: dict[int, dict[int, int]] = {}
                 _add_usage(usage, _OTHER_USAGE.rows(
-                    self.connection, {provider for provider, _, _, _, _ in rows}, requested))
-                for provider, rc, total, reserved, ratio in rows:
+                    self.connection, {provider for provider, _, _ in rows}, requested))
+                for provider, rc, product in rows:
                     resources[provider].append(
-                        (rc, int(capacity(total, reserved, ratio)),
-                         usage.get(rc, {}).get(provider, 0)))
+                        (rc, truncated(product), usage.get(rc, {}).get(provider, 0)))
         if version >= (1, 17):
             rows = (_TRAITS_IN_TREES.rows(self.connection, roots) if roots is not None
                     else _TRAITS_OF.rows(self.connection, providers))

@@ -24,7 +24,6 @@ from collections.abc import Callable, Iterable
 from placement_wsgi.candidates.resolved import ResolvedGroup, ResolvedRequest
 from placement_wsgi.candidates.sets import meeting_every_group, union
 from placement_wsgi.candidates.snapshot import Snapshot
-from placement_wsgi.capacity import capacity
 
 _EMPTY: frozenset = frozenset()
 
@@ -120,10 +119,10 @@ class ProviderChooser:
             used = self.snapshot.usage.get(rc, {})
             # unpacked by name: cheaper than attribute access over thousands of rows
             found = {provider
-                     for provider, (_, _, total, reserved, min_unit, max_unit, step_size, ratio)
+                     for provider, (_, _, product, min_unit, max_unit, step_size)
                      in self.snapshot.inventories.get(rc, {}).items()
                      if min_unit <= amount <= max_unit
-                     and used.get(provider, 0) + amount <= capacity(total, reserved, ratio)
+                     and used.get(provider, 0) + amount <= product
                      and amount % step_size == 0}
             self._capable[key] = found
         return found

@@ -49,6 +49,14 @@ class ResolvedRequest:
     root_required: frozenset[int] = frozenset()
     root_forbidden: frozenset[int] = frozenset()
     sharing_trait: int | None = None
+    #: the classes some provider has an inventory of (None: not known, maybe all)
+    stocked_classes: frozenset[int] | None = None
+
+    def stocks_other_classes(self) -> bool:
+        """Whether some provider may have an inventory of a class the request does
+        not ask for (``provider_summaries`` from 1.27 show those too)."""
+        return self.stocked_classes is None or bool(
+            self.stocked_classes - self.requested_classes)
 
     @property
     def requested_classes(self) -> set[int]:
@@ -73,12 +81,18 @@ class ResolvedRequest:
         return aggregates
 
 
-#: every resource class, id -> name (built and compiled once)
 #: name -> id of the traits named (one expanding parameter: compiled once, cached)
 _TRAIT_IDS = sa.select(_traits.c.name, _traits.c.id).where(
     _traits.c.name.in_(sa.bindparam("names", expanding=True)))
-_CLASSES = Statement(lambda: sa.select(tables.resource_classes.c.id,
-                                       tables.resource_classes.c.name))
+_rc = tables.resource_classes
+#: every resource class: id, name, and whether some provider has an inventory of
+#: it (an index probe per class; it spares the summaries' read of other classes,
+#: a thousand index lookups for nothing, where no provider has any)
+#: (``LIMIT 1`` keeps it a probe per class: PostgreSQL plans a bare ``EXISTS``
+#: as one scan of every inventory, hashed)
+_CLASSES = Statement(lambda: sa.select(_rc.c.id, _rc.c.name, sa.select(sa.literal(1))
+                                       .where(tables.inventories.c.resource_class_id == _rc.c.id)
+                                       .limit(1).scalar_subquery()))
 
 
 def _missing_traits(names: set[str], known: dict[str, int]) -> None:
@@ -93,7 +107,8 @@ def resolve(connection: Connection, request: CandidateRequest) -> ResolvedReques
     Order: ``root_required`` traits, then per group (query order) its
     resource classes, then its traits.
     """
-    class_names = dict(_CLASSES.rows(connection))
+    classes = _CLASSES.rows(connection)
+    class_names = {rc: name for rc, name, _ in classes}
     class_ids = {name: rc for rc, name in class_names.items()}
     trait_names = set(request.root_required.names) | {SHARING_TRAIT}
     for group in request.groups:
@@ -126,4 +141,5 @@ def resolve(connection: Connection, request: CandidateRequest) -> ResolvedReques
         root_required=frozenset(trait_ids[name] for name in request.root_required.required),
         root_forbidden=frozenset(trait_ids[name] for name in request.root_required.forbidden),
         sharing_trait=trait_ids.get(SHARING_TRAIT),
+        stocked_classes=frozenset(rc for rc, _, stocked in classes if stocked is not None),
     )

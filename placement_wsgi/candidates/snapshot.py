@@ -5,7 +5,7 @@ from __future__ import annotations
 import dataclasses
 from typing import NamedTuple
 
-from placement_wsgi.capacity import usable
+from placement_wsgi.capacity import truncated
 
 
 class InventoryRow(NamedTuple):
@@ -13,18 +13,17 @@ class InventoryRow(NamedTuple):
 
     provider: int
     resource_class: int
-    total: int
-    reserved: int
+    #: ``(total - reserved) * allocation_ratio`` (:func:`placement_wsgi.capacity.capacity`),
+    #: computed by the database: one field per row instead of three
+    capacity: float
     min_unit: int
     max_unit: int
     step_size: int
-    allocation_ratio: float
 
     def room(self, used: int) -> int:
         """How much one allocation request may put here: ``min(capacity - used,
         max_unit)``, capacity int-truncated."""
-        return min(usable(self.total, self.reserved, self.allocation_ratio) - used,
-                   self.max_unit)
+        return min(truncated(self.capacity) - used, self.max_unit)
 
 
 @dataclasses.dataclass

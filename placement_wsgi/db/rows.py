@@ -25,6 +25,7 @@ from typing import Any, NamedTuple
 
 import sqlalchemy as sa
 from sqlalchemy.engine import Connection
+from sqlalchemy.ext.compiler import compiles
 
 #: ``group_concat_max_len`` for a packing statement. The server still cuts at
 #: ``max_allowed_packet``; a cut text is detected and the query re-run plainly.
@@ -40,6 +41,32 @@ _LAST_COMMA = _COMMA.op("SEPARATOR")(sa.literal_column("''"))
 def in_values(column: sa.ColumnElement, values: Iterable) -> sa.ColumnElement:
     """``column IN (...)`` with bound values (names and uuids from a request)."""
     return column.in_(sorted(values))
+
+
+class float_as_read(sa.sql.functions.GenericFunction):  # noqa: N801 (an SQL function)
+    """A ``Float`` column's value as the driver hands it to Python, as a double in SQL.
+
+    On SQLite and PostgreSQL the column is a double and is sent exactly: the
+    column itself. MySQL's and MariaDB's ``FLOAT`` is single precision and
+    travels as the server's shortest text for it (``0.7``, not
+    ``0.699999988``), which the driver parses into the nearest double: the
+    same text, parsed by the server (``CAST(CAST(col AS CHAR) AS DOUBLE)``),
+    so that arithmetic on it in SQL gives what Python computes from the
+    value it reads.
+    """
+
+    type = sa.Float()
+    inherit_cache = True
+
+
+@compiles(float_as_read)
+def _float_as_read(element: float_as_read, compiler: Any, **kw: Any) -> str:
+    return compiler.process(element.clauses, **kw)
+
+
+@compiles(float_as_read, "mysql")
+def _float_as_read_mysql(element: float_as_read, compiler: Any, **kw: Any) -> str:
+    return f"CAST(CAST({compiler.process(element.clauses, **kw)} AS CHAR) AS DOUBLE)"
 
 
 class IdList(NamedTuple):
@@ -75,6 +102,8 @@ class _Compiled(NamedTuple):
     params: Any
     #: MariaDB: the packing statement (see :func:`_packed_rows`), or None
     packed: _Packed | None
+    #: psycopg: ask for the rows in binary format (see :meth:`Statement.rows`)
+    binary: bool = False
 
 
 class Statement:
@@ -109,11 +138,18 @@ class Statement:
                     mark = IdList(index).mark
                     text = text.replace(f"IN ({mark})", f"= ANY('{{{mark}}}'::integer[])")
             packed = _pack(connection, query) if _packable(connection, query) else None
-            found = self._compiled[key] = _Compiled(text, params, packed)
+            binary = dialect.driver == "psycopg" and all(
+                _kind(column) is not None for column in query.selected_columns)
+            found = self._compiled[key] = _Compiled(text, params, packed, binary)
         return found
 
     def rows(self, connection: Connection, *id_lists: Iterable[int]) -> list[tuple]:
-        """All rows as plain tuples, as :func:`connection_rows` reads them."""
+        """All rows as plain tuples, as :func:`connection_rows` reads them.
+
+        On psycopg, statements whose columns are all integers, floats or
+        strings ask for binary rows: the same Python values (``float8`` is
+        sent exactly either way), without parsing each number from text (a
+        third of the client's cost of 3,000 inventory rows)."""
         compiled = self._compile(connection)
         text, packed_text = compiled.text, compiled.packed and compiled.packed.text
         for index, ids in enumerate(id_lists):
@@ -126,7 +162,7 @@ class Statement:
             rows = _read_packed(connection, compiled.packed._replace(text=packed_text))
             if rows is not None:
                 return rows
-        return _run(connection, text, compiled.params)
+        return _run(connection, text, compiled.params, compiled.binary)
 
 
 def connection_rows(connection: Connection, query: sa.Select) -> list[tuple]:
@@ -157,10 +193,13 @@ def _plain_statement(connection: Connection, query: sa.Executable) -> tuple[str,
     return str(compiled), params
 
 
-def _run(connection: Connection, text: str, params: Any) -> list[tuple]:
+def _run(connection: Connection, text: str, params: Any, binary: bool = False) -> list[tuple]:
     cursor = connection.connection.cursor()
     try:
-        cursor.execute(text, params)
+        if binary:
+            cursor.execute(text, params, binary=True)
+        else:
+            cursor.execute(text, params)
         return cursor.fetchall()
     finally:
         cursor.close()

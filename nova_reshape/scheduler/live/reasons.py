@@ -29,7 +29,7 @@ from placement_wsgi.candidates.loader import Loader
 from placement_wsgi.candidates.resolved import ResolvedGroup, ResolvedRequest
 from placement_wsgi.candidates.sets import meeting_every_group, union
 from placement_wsgi.candidates.snapshot import InventoryRow, Snapshot
-from placement_wsgi.capacity import usable
+from placement_wsgi.capacity import truncated
 from placement_wsgi.db import tables
 from placement_wsgi.db.rows import connection_rows
 
@@ -72,7 +72,7 @@ class RootVerdict:
 
 def capacity(row: InventoryRow) -> int:
     """An inventory row's capacity, by the one capacity rule."""
-    return usable(row.total, row.reserved, row.allocation_ratio)
+    return truncated(row.capacity)
 
 
 class _Group:
@@ -104,8 +104,12 @@ class Explainer:
     """Reasons for every root of a resolved request over one snapshot."""
 
     def __init__(self, resolved: ResolvedRequest, snapshot: Snapshot,
-                 roots: Mapping[int, tuple[str, str]], trait_names: Mapping[int, str]) -> None:
+                 roots: Mapping[int, tuple[str, str]], trait_names: Mapping[int, str],
+                 terms: Mapping[tuple[int, int], tuple[int, int, float]]) -> None:
         self.resolved = resolved
+        #: (provider, class) -> (total, reserved, allocation_ratio) of the requested
+        #: classes: the snapshot's rows hold only their product
+        self.terms = terms
         self.snapshot = snapshot
         self.roots = roots
         self.groups = [_Group(group, snapshot) for group in resolved.groups]
@@ -126,9 +130,10 @@ class Explainer:
     def _numbers(self, provider: int, rc: int, amount: int) -> dict[str, Any]:
         row = self.snapshot.inventories[rc][provider]
         used = self.snapshot.usage.get(rc, {}).get(provider, 0)
+        total, reserved, ratio = self.terms[provider, rc]
         return {"provider": self._uuid(provider), "resource_class": self.class_names[rc],
-                "total": row.total, "reserved": row.reserved,
-                "allocation_ratio": float(row.allocation_ratio), "used": used,
+                "total": total, "reserved": reserved,
+                "allocation_ratio": float(ratio), "used": used,
                 "free": capacity(row) - used, "asked": amount, "min_unit": row.min_unit,
                 "max_unit": row.max_unit, "step_size": row.step_size}
 
@@ -295,5 +300,18 @@ def explain_roots(connection: Connection, resolved: ResolvedRequest, candidates:
     traits = tables.traits
     trait_names = dict(connection_rows(connection, sa.select(traits.c.id, traits.c.name).where(
         traits.c.id.in_(sorted(resolved.mentioned_traits)))))
-    explainer = Explainer(resolved, snapshot, roots, trait_names)
+    explainer = Explainer(resolved, snapshot, roots, trait_names,
+                          load_terms(connection, resolved.requested_classes))
     return explainer.explain(candidates, limited), len(roots)
+
+
+def load_terms(connection: Connection, classes: Iterable[int]
+               ) -> dict[tuple[int, int], tuple[int, int, float]]:
+    """``{(provider, class): (total, reserved, allocation_ratio)}`` of every inventory
+    of ``classes``, in one query: the numbers a verdict shows."""
+    inv = tables.inventories
+    rows = connection_rows(connection, sa.select(
+        inv.c.resource_provider_id, inv.c.resource_class_id, inv.c.total, inv.c.reserved,
+        inv.c.allocation_ratio).where(inv.c.resource_class_id.in_(sorted(classes))))
+    return {(provider, rc): (total, reserved, ratio)
+            for provider, rc, total, reserved, ratio in rows}

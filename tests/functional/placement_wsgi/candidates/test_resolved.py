@@ -2,9 +2,15 @@
 
 from __future__ import annotations
 
+import urllib.parse
+
 import pytest
 
 from placement_wsgi import errors
+from placement_wsgi.candidates import loader
+from placement_wsgi.candidates.request import parse_query
+from placement_wsgi.candidates.resolved import ResolvedRequest, resolve
+from placement_wsgi.microversion import Version
 from tests.functional.placement_wsgi.candidates.world import World
 
 
@@ -19,3 +25,40 @@ def test_unknown_names(two_computes: World) -> None:
     with pytest.raises(errors.BadRequest) as caught:  # root_required first
         two_computes.candidates("resources=CUSTOM_NOPE:1&root_required=CUSTOM_W")
     assert caught.value.message == "No such trait(s): CUSTOM_W."
+
+
+def _resolved(world: World, query: str) -> ResolvedRequest:
+    items = urllib.parse.parse_qsl(world.expand(query))
+    request = parse_query(items, Version(1, 39))
+    with world.database.engine.connect() as connection:
+        return resolve(connection, request)
+
+
+def test_stocked_classes_are_those_with_an_inventory(two_computes: World) -> None:
+    resolved = _resolved(two_computes, "resources=VCPU:1")
+    names = {name: rc for rc, name in resolved.class_names.items()}
+    assert resolved.stocked_classes == {names["VCPU"], names["MEMORY_MB"], names["DISK_GB"]}
+    assert resolved.stocks_other_classes()
+    assert not _resolved(two_computes,
+                         "resources=VCPU:1,MEMORY_MB:1,DISK_GB:1").stocks_other_classes()
+    assert ResolvedRequest(request=resolved.request, groups=resolved.groups,
+                           class_names={}).stocks_other_classes()  # not known: read them
+
+
+def test_summaries_without_other_stocked_classes_skip_their_read(two_computes: World,
+                                                                  monkeypatch) -> None:
+    """Every stocked class asked for: the summaries do not read other classes, and
+    still show every class (all of them come from the request's own read)."""
+    read = []
+    monkeypatch.setattr(loader._OTHER_INVENTORIES, "rows",
+                        lambda *args: read.append(args) or [])
+    monkeypatch.setattr(loader._OTHER_INVENTORIES_IN_TREES, "rows",
+                        lambda *args: read.append(args) or [])
+    body = two_computes.candidates("resources=VCPU:1,MEMORY_MB:1,DISK_GB:1", "1.27")
+    assert read == []
+    summaries = two_computes.summaries(body)
+    assert summaries["cn2"]["resources"] == {
+        "VCPU": {"capacity": 8, "used": 0}, "MEMORY_MB": {"capacity": 2048, "used": 0}}
+    assert summaries["disk"]["resources"] == {"DISK_GB": {"capacity": 100, "used": 0}}
+    two_computes.candidates("resources=VCPU:1&in_tree={cn2}", "1.27")
+    assert len(read) == 1  # MEMORY_MB and DISK_GB are stocked and not asked for

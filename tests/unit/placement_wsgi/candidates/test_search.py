@@ -18,7 +18,7 @@ NAMES = {VCPU: "VCPU", MEMORY: "MEMORY_MB", VGPU: "VGPU"}
 
 
 def _row(provider: int, rc: int, total: int) -> InventoryRow:
-    return InventoryRow(provider, rc, total, 0, 1, total, 1, 1.0)
+    return InventoryRow(provider, rc, float(total), 1, total, 1)
 
 
 def _two_vgpu_groups(policy: str) -> tuple[ResolvedRequest, list[Slot]]:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from placement_wsgi.candidates.snapshot import InventoryRow, Snapshot
+from placement_wsgi.capacity import capacity
 
 VCPU, VGPU = 0, 4
 FAST, SLOW = 11, 12
@@ -10,7 +11,7 @@ FAST, SLOW = 11, 12
 
 def row(provider: int, rc: int, total: int, max_unit: int, reserved: int = 0,
         ratio: float = 1.0) -> InventoryRow:
-    return InventoryRow(provider, rc, total, reserved, 1, max_unit, 1, ratio)
+    return InventoryRow(provider, rc, capacity(total, reserved, ratio), 1, max_unit, 1)
 
 
 def test_room_is_capacity_less_usage_capped_by_max_unit():
