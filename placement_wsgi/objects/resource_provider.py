@@ -31,6 +31,7 @@ from placement_wsgi import errors
 from placement_wsgi.capacity import capacity
 from placement_wsgi.db import tables
 from placement_wsgi.db.database import Database, RetryTransaction
+from placement_wsgi.db.rows import float_as_read
 from placement_wsgi.objects import resource_class as resource_class_obj
 from placement_wsgi.objects.provider_insert import NewProvider, insert_providers
 from placement_wsgi.objects.provider_lookup import (
@@ -327,7 +328,9 @@ def _with_capacity(class_id: int, amount: int) -> sa.Select:
     """Ids of providers whose own inventory of ``class_id`` can take ``amount`` more.
 
     ``used + amount <= (total - reserved) * allocation_ratio`` and the amount
-    respects min_unit, max_unit and step_size.
+    respects min_unit, max_unit and step_size. The ratio is taken as the driver
+    reads it (``float_as_read``), so that MariaDB's single-precision column gives
+    the product the allocation check computes in Python.
     """
     inventories = tables.inventories
     allocations = tables.allocations
@@ -345,7 +348,7 @@ def _with_capacity(class_id: int, amount: int) -> sa.Select:
             inventories.c.resource_class_id == class_id,
             sa.func.coalesce(usage.c.used, 0) + requested
             <= capacity(inventories.c.total, inventories.c.reserved,
-                        inventories.c.allocation_ratio),
+                        float_as_read(inventories.c.allocation_ratio)),
             inventories.c.min_unit <= requested,
             inventories.c.max_unit >= requested,
             requested % inventories.c.step_size == 0,

@@ -89,3 +89,29 @@ def test_float_as_read_is_the_column_except_on_mysql() -> None:
             "SELECT inventories.allocation_ratio")
     assert str(expression.compile(dialect=mysql.dialect())).startswith(
         "SELECT CAST(CAST(inventories.allocation_ratio AS CHAR) AS DOUBLE)")
+
+
+def test_the_resources_filter_takes_what_python_would_allow(database: Database) -> None:
+    """``GET /resource_providers?resources=`` filters in SQL with the same product:
+    an amount up to the truncated capacity (and ``max_unit``) passes, one more does not."""
+    from placement_wsgi.objects import resource_provider
+
+    cases = _cases()[:len(RATIOS) * len(TOTALS)]
+    _seed(database, cases)
+    capacities = {index: truncated(capacity(total, reserved, ratio))
+                  for index, (total, reserved, ratio) in enumerate(cases, start=1)}
+    amounts = sorted({amount for value in capacities.values()
+                      for amount in (value, value + 1) if 1 <= amount <= 10**6})
+
+    def body(connection: sa.Connection) -> None:
+        ratios = {index: float(ratio) for index, ratio in connection.execute(
+            sa.select(_inv.c.resource_provider_id, _inv.c.allocation_ratio))}
+        for amount in amounts:
+            passing = set(connection.execute(
+                resource_provider._with_capacity(0, amount)).scalars())
+            allowed = {index for index, (total, reserved, _) in enumerate(cases, start=1)
+                       if amount <= total
+                       and amount <= capacity(total, reserved, ratios[index])}
+            assert passing == allowed, amount
+
+    database.read(body)
