@@ -55,12 +55,20 @@ def _copy_inventory(inventory: dict[str, dict[str, Any]]) -> dict[str, dict[str,
     copied = {}
     for resource_class, record in inventory.items():
         flat = dict(record)
-        for value in flat.values():
-            if type(value) not in _ATOMIC:
-                flat = copy.deepcopy(record)
-                break
-        copied[resource_class] = flat
+        copied[resource_class] = (flat if _ATOMIC.issuperset(map(type, flat.values()))
+                                  else copy.deepcopy(record))
     return copied
+
+
+def _stored_inventory(inventory: Mapping[str, Mapping[str, Any]]) -> dict[str, Any]:
+    """What ``copy.deepcopy(dict(inventory))`` gives, without ``deepcopy`` for the
+    usual records (dicts of plain numbers), which are copied flat: every tree
+    read stores each provider's inventory so (the records' sharing of one dict,
+    which ``deepcopy`` would keep, is not kept)."""
+    return {resource_class: (record.copy() if type(record) is dict
+                             and _ATOMIC.issuperset(map(type, record.values()))
+                             else copy.deepcopy(record))
+            for resource_class, record in inventory.items()}
 
 
 class _Provider:
@@ -101,14 +109,24 @@ class _Provider:
         return twin
 
     def find(self, name_or_uuid: str) -> _Provider | None:
+        """This provider or the first of its subtree (pre-order) with that uuid or
+        name; a child's uuid is looked up before its elder siblings' subtrees."""
         if self.uuid == name_or_uuid or self.name == name_or_uuid:
             return self
-        if name_or_uuid in self.children:
-            return self.children[name_or_uuid]
-        for child in self.children.values():
-            found = child.find(name_or_uuid)
-            if found is not None:
-                return found
+        return self._find_below(name_or_uuid)
+
+    def _find_below(self, name_or_uuid: str) -> _Provider | None:
+        children = self.children
+        found = children.get(name_or_uuid)
+        if found is not None:
+            return found
+        for child in children.values():
+            if child.uuid == name_or_uuid or child.name == name_or_uuid:
+                return child
+            if child.children:
+                found = child._find_below(name_or_uuid)
+                if found is not None:
+                    return found
         return None
 
     def uuids_top_down(self) -> list[str]:
@@ -172,7 +190,7 @@ class ProviderTree:
 
     # -- internals (caller holds the lock) ------------------------------------
 
-    def _find(self, name_or_uuid: str) -> _Provider:
+    def _lookup(self, name_or_uuid: str) -> _Provider | None:
         found = self.roots_by_uuid.get(name_or_uuid) or self.roots_by_name.get(name_or_uuid)
         if found is not None:
             return found
@@ -180,14 +198,16 @@ class ProviderTree:
             found = root.find(name_or_uuid)
             if found is not None:
                 return found
-        raise ValueError(f"No such provider {name_or_uuid}")
+        return None
+
+    def _find(self, name_or_uuid: str) -> _Provider:
+        found = self._lookup(name_or_uuid)
+        if found is None:
+            raise ValueError(f"No such provider {name_or_uuid}")
+        return found
 
     def _exists(self, name_or_uuid: str) -> bool:
-        try:
-            self._find(name_or_uuid)
-        except ValueError:
-            return False
-        return True
+        return self._lookup(name_or_uuid) is not None
 
     def _add_root(self, provider: _Provider) -> None:
         self.roots_by_uuid[provider.uuid] = provider
@@ -323,7 +343,7 @@ class ProviderTree:
             provider.set_generation(generation)
             if not provider.inventory_changed(inventory):
                 return False
-            provider.inventory = copy.deepcopy(dict(inventory))
+            provider.inventory = _stored_inventory(inventory)
             return True
 
     def has_sharing_provider(self, resource_class: str) -> bool:

@@ -331,14 +331,19 @@ class _NodeCheck:
         return sorted(set(roots))
 
 
+#: Exact types :func:`plain_copy` hands back as they are (without a call per value).
+_SCALARS = frozenset({str, int, float, bool, type(None)})
+
+
 def plain_copy(value: Any) -> Any:
     """A deep copy of JSON-shaped data (dicts, lists, scalars; anything else through
     ``copy.deepcopy``), without ``deepcopy``'s memo: allocations are copied twice per
     simulation."""
     if isinstance(value, dict):
-        return {key: plain_copy(item) for key, item in value.items()}
+        return {key: item if type(item) in _SCALARS else plain_copy(item)
+                for key, item in value.items()}
     if isinstance(value, list):
-        return [plain_copy(item) for item in value]
+        return [item if type(item) in _SCALARS else plain_copy(item) for item in value]
     if isinstance(value, (str, int, float, bool, type(None))):
         return value
     return copy.deepcopy(value)
