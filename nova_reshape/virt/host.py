@@ -19,7 +19,8 @@ consumer using a device that is gone is a pre-flight finding
 (:mod:`nova_reshape.compute.preflight`), not a malformed file.
 
 YAML is read with the safe loader minus YAML 1.1's base-60 numbers, so an
-unquoted PCI address such as ``0000:00:02.0`` stays a string.
+unquoted PCI address such as ``0000:00:02.0`` stays a string
+(:mod:`nova_reshape.virt.yaml_loader`).
 """
 
 from __future__ import annotations
@@ -38,6 +39,7 @@ from nova_reshape.nova.pci import NeutronTags, canonical_address
 from nova_reshape.virt import host_schema
 from nova_reshape.virt.host_schema import HOST_SCHEMA
 from nova_reshape.virt.names import normalize_resource_class
+from nova_reshape.virt.yaml_loader import Loader
 
 YAML_SUFFIXES = (".yaml", ".yml")
 IRONIC = "ironic"
@@ -54,22 +56,6 @@ class HostDescriptionError(ValueError):
         self.problem = problem
         where = f"{path}: {location}" if location else path
         super().__init__(f"{where}: {problem}")
-
-
-class _Loader(getattr(yaml, "CSafeLoader", yaml.SafeLoader)):  # type: ignore[misc]
-    """Safe YAML loader (libyaml's when built in) without base-60 ints and floats."""
-
-
-_INT = "tag:yaml.org,2002:int"
-_FLOAT = "tag:yaml.org,2002:float"
-_Loader.yaml_implicit_resolvers = {
-    first: [(tag, regexp) for tag, regexp in resolvers if tag not in (_INT, _FLOAT)]
-    for first, resolvers in yaml.SafeLoader.yaml_implicit_resolvers.items()}
-_Loader.add_implicit_resolver(
-    _INT, re.compile(r"^(?:[-+]?(?:0|[1-9][0-9_]*)|0x[0-9a-fA-F_]+)$"), list("-+0123456789"))
-_Loader.add_implicit_resolver(
-    _FLOAT, re.compile(r"^(?:[-+]?(?:[0-9][0-9_]*)?\.[0-9_]+(?:[eE][-+]?[0-9]+)?"
-                       r"|[-+]?\.(?:inf|Inf|INF)|\.(?:nan|NaN|NAN))$"), list("-+0123456789."))
 
 
 # -- the model -----------------------------------------------------------------
@@ -296,7 +282,7 @@ def read_yaml(path: str) -> Any:
     """Parse a YAML file with this module's loader; HostDescriptionError if unreadable."""
     try:
         with open(path, encoding="utf-8") as stream:
-            document = yaml.load(stream, Loader=_Loader)  # noqa: S506 (safe loader subclass)
+            document = yaml.load(stream, Loader=Loader)  # noqa: S506 (safe loader subclass)
     except OSError as error:
         raise HostDescriptionError(path, "", error.strerror or str(error)) from error
     except UnicodeDecodeError as error:
