@@ -42,9 +42,13 @@ ProviderData = collections.namedtuple(
      "resources"])
 ProviderData.__doc__ = "Snapshot of one provider; the containers are copies."
 
+ProviderIdentity = collections.namedtuple("ProviderIdentity", ["uuid", "name", "parent_uuid"])
+ProviderIdentity.__doc__ = "Where a provider is: its uuid, name and parent (no copies)."
 
-#: Types of values a record can share with its copy (immutable).
-_ATOMIC = frozenset({int, float, str, bool, type(None)})
+
+#: Types of values a record can share with its copy (immutable): a copy of JSON-shaped
+#: data hands values of exactly these types back as they are.
+ATOMIC_TYPES = frozenset({int, float, str, bool, type(None)})
 
 
 def _copy_inventory(inventory: dict[str, dict[str, Any]]) -> dict[str, dict[str, Any]]:
@@ -55,7 +59,7 @@ def _copy_inventory(inventory: dict[str, dict[str, Any]]) -> dict[str, dict[str,
     copied = {}
     for resource_class, record in inventory.items():
         flat = dict(record)
-        copied[resource_class] = (flat if _ATOMIC.issuperset(map(type, flat.values()))
+        copied[resource_class] = (flat if ATOMIC_TYPES.issuperset(map(type, flat.values()))
                                   else copy.deepcopy(record))
     return copied
 
@@ -66,7 +70,7 @@ def _stored_inventory(inventory: Mapping[str, Mapping[str, Any]]) -> dict[str, A
     read stores each provider's inventory so (the records' sharing of one dict,
     which ``deepcopy`` would keep, is not kept)."""
     return {resource_class: (record.copy() if type(record) is dict
-                             and _ATOMIC.issuperset(map(type, record.values()))
+                             and ATOMIC_TYPES.issuperset(map(type, record.values()))
                              else copy.deepcopy(record))
             for resource_class, record in inventory.items()}
 
@@ -263,6 +267,14 @@ class ProviderTree:
         """A snapshot of one provider (copies of inventory, traits, ...)."""
         with self.lock:
             return self._find(name_or_uuid).snapshot()
+
+    def identity(self, name_or_uuid: str) -> ProviderIdentity:
+        """The provider's uuid, name and parent uuid: what :meth:`data` gives of
+        them, without copying its inventory, traits and aggregates (the checks look
+        providers up by name hundreds of times per node)."""
+        with self.lock:
+            found = self._find(name_or_uuid)
+            return ProviderIdentity(found.uuid, found.name, found.parent_uuid)
 
     def get_provider_uuids(self, name_or_uuid: str | None = None) -> list[str]:
         """Uuids top-down (pre-order): one subtree, or every root's subtree."""

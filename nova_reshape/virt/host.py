@@ -36,6 +36,7 @@ import yaml
 
 from nova_reshape.nova.cpuset import parse_cpuset
 from nova_reshape.nova.pci import NeutronTags, canonical_address
+from nova_reshape.provider_tree import ATOMIC_TYPES
 from nova_reshape.virt import host_schema
 from nova_reshape.virt.host_schema import HOST_SCHEMA
 from nova_reshape.virt.names import normalize_resource_class
@@ -205,9 +206,10 @@ def accelerator_resource_class(device_type: str) -> str:
 def _stringify_keys(value: Any) -> Any:
     """YAML may give int keys (``2048: 16``); JSON Schema wants strings."""
     if isinstance(value, dict):
-        return {str(key): _stringify_keys(item) for key, item in value.items()}
+        return {str(key): item if type(item) in ATOMIC_TYPES else _stringify_keys(item)
+                for key, item in value.items()}
     if isinstance(value, list):
-        return [_stringify_keys(item) for item in value]
+        return [item if type(item) in ATOMIC_TYPES else _stringify_keys(item) for item in value]
     return value
 
 

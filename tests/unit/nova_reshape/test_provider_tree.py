@@ -45,6 +45,13 @@ class TestStructure:
         assert tree.data(G2).parent_uuid == R
         assert tree.exists("twin") and not tree.exists("nowhere")
 
+    def test_identity_is_what_data_says_of_the_provider(self, tree):
+        for key in ("cmp-07", R, "cmp-07_pci_0000_af_00_0", G1):
+            data = tree.data(key)
+            assert tree.identity(key) == (data.uuid, data.name, data.parent_uuid)
+        with pytest.raises(ValueError):
+            tree.identity("nowhere")
+
     def test_preorder_descends_before_siblings(self, tree):
         grandchild = tree.new_child("deep", G1)
         assert tree.get_provider_uuids() == [R, G1, grandchild, G2]
