@@ -40,6 +40,7 @@ from nova_reshape.provider_tree import ATOMIC_TYPES
 from nova_reshape.virt import host_schema
 from nova_reshape.virt.host_schema import HOST_SCHEMA
 from nova_reshape.virt.names import normalize_resource_class
+from nova_reshape.virt.validated import ValidatedDocuments
 from nova_reshape.virt.yaml_loader import Loader
 
 YAML_SUFFIXES = (".yaml", ".yml")
@@ -250,18 +251,21 @@ def _validate(document: Any, path: str) -> None:
 
 
 def parse_host(document: Any, path: str = "<host description>", *,
-               built: bool = False) -> Host:
+               built: bool = False, validated: ValidatedDocuments | None = None) -> Host:
     """Validate a parsed document and build the model; HostDescriptionError if bad.
 
     ``built``: the document was built in memory by this project's describing code
     from nova's typed records (:mod:`nova_reshape.hostfacts.describe`), not read
     from a file: the schema pass, most of the cost of describing 10,000 hosts, is
     skipped; the model's own checks still run, and a document the model cannot be
-    built from is then validated, so its fault is named as for a file."""
+    built from is then validated, so its fault is named as for a file. ``validated``:
+    the documents that passed the schema in earlier passes of the run, not validated again."""
     if document is None:
         raise HostDescriptionError(path, "", "the file is empty")
     document = _stringify_keys(document)
-    if not built:
+    if validated is not None and not built:
+        validated.once(document, lambda checked: _validate(checked, path))
+    elif not built:
         _validate(document, path)
     try:
         nodes = tuple(_node(raw, path, index, document.get("host"))
@@ -275,9 +279,9 @@ def parse_host(document: Any, path: str = "<host description>", *,
     return Host(path=path, host=document.get("host"), nodes=nodes)
 
 
-def load_host(path: str) -> Host:
-    """Read and validate one host description file."""
-    return parse_host(read_yaml(path), path)
+def load_host(path: str, validated: ValidatedDocuments | None = None) -> Host:
+    """Read and validate one host description file (see :func:`parse_host`)."""
+    return parse_host(read_yaml(path), path, validated=validated)
 
 
 def read_yaml(path: str) -> Any:
@@ -316,14 +320,15 @@ def load_hosts(paths: Sequence[str]) -> list[Host]:
     return list(iter_hosts(paths))
 
 
-def iter_hosts(paths: Sequence[str]) -> Iterator[Host]:
+def iter_hosts(paths: Sequence[str], validated: ValidatedDocuments | None = None,
+               ) -> Iterator[Host]:
     """Every file's host (directories expanded), read as the caller asks for it:
     no more than one is held here, only the names and uuids of the nodes seen
     (nodes must be unique across files). HostDescriptionError for a bad file
     when the stream reaches it; :func:`check_readable` finds a missing one first."""
     seen: dict[str, str] = {}
     for path in expand_paths(paths):
-        host = load_host(path)
+        host = load_host(path, validated)
         for index, node in enumerate(host.nodes):
             for key in (f"nodename {node.nodename}", f"uuid {node.uuid}" if node.uuid else ""):
                 if not key:
