@@ -42,9 +42,13 @@ ProviderData = collections.namedtuple(
      "resources"])
 ProviderData.__doc__ = "Snapshot of one provider; the containers are copies."
 
+ProviderIdentity = collections.namedtuple("ProviderIdentity", ["uuid", "name", "parent_uuid"])
+ProviderIdentity.__doc__ = "Where a provider is: its uuid, name and parent (no copies)."
 
-#: Types of values a record can share with its copy (immutable).
-_ATOMIC = frozenset({int, float, str, bool, type(None)})
+
+#: Types of values a record can share with its copy (immutable): a copy of JSON-shaped
+#: data hands values of exactly these types back as they are.
+ATOMIC_TYPES = frozenset({int, float, str, bool, type(None)})
 
 
 def _copy_inventory(inventory: dict[str, dict[str, Any]]) -> dict[str, dict[str, Any]]:
@@ -55,12 +59,20 @@ def _copy_inventory(inventory: dict[str, dict[str, Any]]) -> dict[str, dict[str,
     copied = {}
     for resource_class, record in inventory.items():
         flat = dict(record)
-        for value in flat.values():
-            if type(value) not in _ATOMIC:
-                flat = copy.deepcopy(record)
-                break
-        copied[resource_class] = flat
+        copied[resource_class] = (flat if ATOMIC_TYPES.issuperset(map(type, flat.values()))
+                                  else copy.deepcopy(record))
     return copied
+
+
+def _stored_inventory(inventory: Mapping[str, Mapping[str, Any]]) -> dict[str, Any]:
+    """What ``copy.deepcopy(dict(inventory))`` gives, without ``deepcopy`` for the
+    usual records (dicts of plain numbers), which are copied flat: every tree
+    read stores each provider's inventory so (the records' sharing of one dict,
+    which ``deepcopy`` would keep, is not kept)."""
+    return {resource_class: (record.copy() if type(record) is dict
+                             and ATOMIC_TYPES.issuperset(map(type, record.values()))
+                             else copy.deepcopy(record))
+            for resource_class, record in inventory.items()}
 
 
 class _Provider:
@@ -101,14 +113,24 @@ class _Provider:
         return twin
 
     def find(self, name_or_uuid: str) -> _Provider | None:
+        """This provider or the first of its subtree (pre-order) with that uuid or
+        name; a child's uuid is looked up before its elder siblings' subtrees."""
         if self.uuid == name_or_uuid or self.name == name_or_uuid:
             return self
-        if name_or_uuid in self.children:
-            return self.children[name_or_uuid]
-        for child in self.children.values():
-            found = child.find(name_or_uuid)
-            if found is not None:
-                return found
+        return self._find_below(name_or_uuid)
+
+    def _find_below(self, name_or_uuid: str) -> _Provider | None:
+        children = self.children
+        found = children.get(name_or_uuid)
+        if found is not None:
+            return found
+        for child in children.values():
+            if child.uuid == name_or_uuid or child.name == name_or_uuid:
+                return child
+            if child.children:
+                found = child._find_below(name_or_uuid)
+                if found is not None:
+                    return found
         return None
 
     def uuids_top_down(self) -> list[str]:
@@ -172,7 +194,7 @@ class ProviderTree:
 
     # -- internals (caller holds the lock) ------------------------------------
 
-    def _find(self, name_or_uuid: str) -> _Provider:
+    def _lookup(self, name_or_uuid: str) -> _Provider | None:
         found = self.roots_by_uuid.get(name_or_uuid) or self.roots_by_name.get(name_or_uuid)
         if found is not None:
             return found
@@ -180,14 +202,16 @@ class ProviderTree:
             found = root.find(name_or_uuid)
             if found is not None:
                 return found
-        raise ValueError(f"No such provider {name_or_uuid}")
+        return None
+
+    def _find(self, name_or_uuid: str) -> _Provider:
+        found = self._lookup(name_or_uuid)
+        if found is None:
+            raise ValueError(f"No such provider {name_or_uuid}")
+        return found
 
     def _exists(self, name_or_uuid: str) -> bool:
-        try:
-            self._find(name_or_uuid)
-        except ValueError:
-            return False
-        return True
+        return self._lookup(name_or_uuid) is not None
 
     def _add_root(self, provider: _Provider) -> None:
         self.roots_by_uuid[provider.uuid] = provider
@@ -243,6 +267,14 @@ class ProviderTree:
         """A snapshot of one provider (copies of inventory, traits, ...)."""
         with self.lock:
             return self._find(name_or_uuid).snapshot()
+
+    def identity(self, name_or_uuid: str) -> ProviderIdentity:
+        """The provider's uuid, name and parent uuid: what :meth:`data` gives of
+        them, without copying its inventory, traits and aggregates (the checks look
+        providers up by name hundreds of times per node)."""
+        with self.lock:
+            found = self._find(name_or_uuid)
+            return ProviderIdentity(found.uuid, found.name, found.parent_uuid)
 
     def get_provider_uuids(self, name_or_uuid: str | None = None) -> list[str]:
         """Uuids top-down (pre-order): one subtree, or every root's subtree."""
@@ -323,7 +355,7 @@ class ProviderTree:
             provider.set_generation(generation)
             if not provider.inventory_changed(inventory):
                 return False
-            provider.inventory = copy.deepcopy(dict(inventory))
+            provider.inventory = _stored_inventory(inventory)
             return True
 
     def has_sharing_provider(self, resource_class: str) -> bool:

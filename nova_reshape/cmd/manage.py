@@ -119,6 +119,7 @@ from nova_reshape.progress import progress_callback
 from nova_reshape.virt import releases
 from nova_reshape.virt.described import nodes_of
 from nova_reshape.virt.host import Host, HostDescriptionError, check_readable, iter_hosts
+from nova_reshape.virt.validated import ValidatedDocuments
 from placement_wsgi import service
 from placement_wsgi.cmd import signals
 
@@ -192,28 +193,32 @@ def read_inputs(migrate_request: MigrateRequest, out: TextIO, err: TextIO) -> In
             except HostDescriptionError as error:
                 raise _bad_input(str(error)) from error
             confs = host_confs(paths, paths.overridden_hosts())
+            stream = HostStream(tuple(found))
             # Nodes of the hosts with a nova.conf of their own: one pass more, only then.
-            own = streamed_hosts(found) if confs.by_host else ()
-            return Inputs(HostStream(tuple(found)), driver_options(migrate_request, confs, own),
-                          len(found))
+            own = iter(stream) if confs.by_host else ()
+            return Inputs(stream, driver_options(migrate_request, confs, own), len(found))
 
 
 @dataclasses.dataclass(frozen=True)
 class HostStream:
-    """The hosts of host files, parsed again on every pass (the scheduling check's
-    preview, then the run): never all held at once."""
+    """The hosts of host files, parsed again on every pass (the consistency check's
+    nodes, the scheduling check's preview, then the run): never all held at once.
+    A document the schema passed once is not validated again in a later pass."""
 
     files: tuple[str, ...]
+    validated: ValidatedDocuments = dataclasses.field(
+        default_factory=ValidatedDocuments, compare=False, repr=False)
 
     def __iter__(self) -> Iterator[Host]:
-        return streamed_hosts(self.files)
+        return streamed_hosts(self.files, self.validated)
 
 
-def streamed_hosts(files: Sequence[str]) -> Iterator[Host]:
+def streamed_hosts(files: Sequence[str], validated: ValidatedDocuments | None = None,
+                   ) -> Iterator[Host]:
     """The hosts of ``files``, parsed one at a time as the run asks; a refusal for
     a bad file."""
     try:
-        yield from iter_hosts(files)
+        yield from iter_hosts(files, validated)
     except HostDescriptionError as error:
         raise _bad_input(str(error)) from error
 

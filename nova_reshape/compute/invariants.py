@@ -26,7 +26,6 @@ Placement.
 
 from __future__ import annotations
 
-import collections
 import dataclasses
 from collections.abc import Iterable, Mapping
 from typing import Any
@@ -62,21 +61,28 @@ def sums(allocations: Allocations, scope: Iterable[str]) -> dict[str, dict[str, 
     scope = set(scope)
     result: dict[str, dict[str, int]] = {}
     for consumer, body in allocations.items():
-        totals: collections.Counter[str] = collections.Counter()
+        totals: dict[str, int] = {}
         for rp_uuid, entry in body.get("allocations", {}).items():
             if rp_uuid in scope:
-                totals.update(entry.get("resources", {}))
+                _add(totals, entry.get("resources", {}))
         result[consumer] = {rc: amount for rc, amount in totals.items() if amount}
     return result
 
 
+def _add(totals: dict[str, int], resources: Mapping[str, int]) -> None:
+    """``totals`` += ``resources``, class by class (what ``Counter.update`` does, in
+    a plain dict: these sums run for every consumer of every node, twice)."""
+    for rc, amount in resources.items():
+        totals[rc] = totals[rc] + amount if rc in totals else amount
+
+
 def usage(allocations: Allocations) -> dict[str, dict[str, int]]:
     """provider -> {rc: total held by every consumer}."""
-    result: dict[str, collections.Counter[str]] = collections.defaultdict(collections.Counter)
+    result: dict[str, dict[str, int]] = {}
     for body in allocations.values():
         for rp_uuid, entry in body.get("allocations", {}).items():
-            result[rp_uuid].update(entry.get("resources", {}))
-    return {rp: dict(counts) for rp, counts in result.items()}
+            _add(result.setdefault(rp_uuid, {}), entry.get("resources", {}))
+    return result
 
 
 def capacity(record: Mapping[str, Any]) -> float:

@@ -137,7 +137,7 @@ def make_plan(nodename: str, root: str, before: ProviderTree, after: ProviderTre
     scope_after = after.get_provider_uuids(nodename)
     for rp in scope_before + scope_after:
         tree = after if after.exists(rp) else before
-        plan.names[rp] = tree.data(rp).name
+        plan.names[rp] = tree.identity(rp).name
     for rp in scope_after:
         data = after.data(rp)
         plan.final_inventories[rp] = data.inventory

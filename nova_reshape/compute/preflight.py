@@ -24,7 +24,7 @@ from nova_reshape.compute import invariants
 from nova_reshape.compute.findings import Finding
 from nova_reshape.compute.plan import NodePlan, make_plan
 from nova_reshape.compute.resource_tracker import root_traits
-from nova_reshape.provider_tree import ProviderTree
+from nova_reshape.provider_tree import ATOMIC_TYPES, ProviderTree
 from nova_reshape.virt.cyborg import existing_provider, provider_uuid
 from nova_reshape.virt.described import DescribedDriver
 from nova_reshape.virt.host import Node
@@ -111,7 +111,7 @@ def listing_keys(node: Node, driver: DescribedDriver, tree: ProviderTree,
 
 
 def _label(tree: ProviderTree, rp_uuid: str) -> str:
-    return f"{tree.data(rp_uuid).name} ({rp_uuid})" if tree.exists(rp_uuid) else rp_uuid
+    return f"{tree.identity(rp_uuid).name} ({rp_uuid})" if tree.exists(rp_uuid) else rp_uuid
 
 
 class _NodeCheck:
@@ -270,9 +270,11 @@ class _NodeCheck:
     def check_stale(self, shim: DeviceShim, plans: list[ChildPlan]) -> None:
         planned = {plan.name for plan in plans}
         for rp_uuid in self.scope - {self.root.uuid}:
+            place = self.tree.identity(rp_uuid)
+            if place.parent_uuid != self.root.uuid or place.name in planned:
+                continue
             data = self.tree.data(rp_uuid)
-            if (data.parent_uuid != self.root.uuid or data.name in planned
-                    or not shim.owns(data, self.name)):
+            if not shim.owns(data, self.name):
                 continue
             for consumer, body in sorted(self.allocations.items()):
                 if rp_uuid in body.get("allocations", {}):
@@ -336,9 +338,10 @@ def plain_copy(value: Any) -> Any:
     ``copy.deepcopy``), without ``deepcopy``'s memo: allocations are copied twice per
     simulation."""
     if isinstance(value, dict):
-        return {key: plain_copy(item) for key, item in value.items()}
+        return {key: item if type(item) in ATOMIC_TYPES else plain_copy(item)
+                for key, item in value.items()}
     if isinstance(value, list):
-        return [plain_copy(item) for item in value]
+        return [item if type(item) in ATOMIC_TYPES else plain_copy(item) for item in value]
     if isinstance(value, (str, int, float, bool, type(None))):
         return value
     return copy.deepcopy(value)
@@ -358,7 +361,7 @@ def simulate(node: Node, driver: DescribedDriver, tree: ProviderTree,
         reshape = True
     after.update_traits(node.nodename, root_traits(
         after.data(node.nodename).traits, driver.capabilities_as_traits(), node.disabled))
-    root = tree.data(node.nodename).uuid
+    root = tree.identity(node.nodename).uuid
     plan = make_plan(node.nodename, root, tree, after, before_allocations, after_allocations,
                      reshape)
     return Simulation(copy.deepcopy(tree), after, before_allocations, after_allocations,
@@ -374,7 +377,7 @@ def inventories_of(tree: ProviderTree, nodename: str) -> dict[str, dict[str, Any
 def names_of(*trees: ProviderTree) -> dict[str, str]:
     names = {}
     for tree in trees:
-        names.update({rp: tree.data(rp).name for rp in tree.get_provider_uuids()})
+        names.update({rp: tree.identity(rp).name for rp in tree.get_provider_uuids()})
     return names
 
 

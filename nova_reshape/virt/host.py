@@ -19,7 +19,8 @@ consumer using a device that is gone is a pre-flight finding
 (:mod:`nova_reshape.compute.preflight`), not a malformed file.
 
 YAML is read with the safe loader minus YAML 1.1's base-60 numbers, so an
-unquoted PCI address such as ``0000:00:02.0`` stays a string.
+unquoted PCI address such as ``0000:00:02.0`` stays a string
+(:mod:`nova_reshape.virt.yaml_loader`).
 """
 
 from __future__ import annotations
@@ -35,9 +36,12 @@ import yaml
 
 from nova_reshape.nova.cpuset import parse_cpuset
 from nova_reshape.nova.pci import NeutronTags, canonical_address
+from nova_reshape.provider_tree import ATOMIC_TYPES
 from nova_reshape.virt import host_schema
 from nova_reshape.virt.host_schema import HOST_SCHEMA
 from nova_reshape.virt.names import normalize_resource_class
+from nova_reshape.virt.validated import ValidatedDocuments
+from nova_reshape.virt.yaml_loader import Loader
 
 YAML_SUFFIXES = (".yaml", ".yml")
 IRONIC = "ironic"
@@ -54,22 +58,6 @@ class HostDescriptionError(ValueError):
         self.problem = problem
         where = f"{path}: {location}" if location else path
         super().__init__(f"{where}: {problem}")
-
-
-class _Loader(getattr(yaml, "CSafeLoader", yaml.SafeLoader)):  # type: ignore[misc]
-    """Safe YAML loader (libyaml's when built in) without base-60 ints and floats."""
-
-
-_INT = "tag:yaml.org,2002:int"
-_FLOAT = "tag:yaml.org,2002:float"
-_Loader.yaml_implicit_resolvers = {
-    first: [(tag, regexp) for tag, regexp in resolvers if tag not in (_INT, _FLOAT)]
-    for first, resolvers in yaml.SafeLoader.yaml_implicit_resolvers.items()}
-_Loader.add_implicit_resolver(
-    _INT, re.compile(r"^(?:[-+]?(?:0|[1-9][0-9_]*)|0x[0-9a-fA-F_]+)$"), list("-+0123456789"))
-_Loader.add_implicit_resolver(
-    _FLOAT, re.compile(r"^(?:[-+]?(?:[0-9][0-9_]*)?\.[0-9_]+(?:[eE][-+]?[0-9]+)?"
-                       r"|[-+]?\.(?:inf|Inf|INF)|\.(?:nan|NaN|NAN))$"), list("-+0123456789."))
 
 
 # -- the model -----------------------------------------------------------------
@@ -219,9 +207,10 @@ def accelerator_resource_class(device_type: str) -> str:
 def _stringify_keys(value: Any) -> Any:
     """YAML may give int keys (``2048: 16``); JSON Schema wants strings."""
     if isinstance(value, dict):
-        return {str(key): _stringify_keys(item) for key, item in value.items()}
+        return {str(key): item if type(item) in ATOMIC_TYPES else _stringify_keys(item)
+                for key, item in value.items()}
     if isinstance(value, list):
-        return [_stringify_keys(item) for item in value]
+        return [item if type(item) in ATOMIC_TYPES else _stringify_keys(item) for item in value]
     return value
 
 
@@ -262,18 +251,21 @@ def _validate(document: Any, path: str) -> None:
 
 
 def parse_host(document: Any, path: str = "<host description>", *,
-               built: bool = False) -> Host:
+               built: bool = False, validated: ValidatedDocuments | None = None) -> Host:
     """Validate a parsed document and build the model; HostDescriptionError if bad.
 
     ``built``: the document was built in memory by this project's describing code
     from nova's typed records (:mod:`nova_reshape.hostfacts.describe`), not read
     from a file: the schema pass, most of the cost of describing 10,000 hosts, is
     skipped; the model's own checks still run, and a document the model cannot be
-    built from is then validated, so its fault is named as for a file."""
+    built from is then validated, so its fault is named as for a file. ``validated``:
+    the documents that passed the schema in earlier passes of the run, not validated again."""
     if document is None:
         raise HostDescriptionError(path, "", "the file is empty")
     document = _stringify_keys(document)
-    if not built:
+    if validated is not None and not built:
+        validated.once(document, lambda checked: _validate(checked, path))
+    elif not built:
         _validate(document, path)
     try:
         nodes = tuple(_node(raw, path, index, document.get("host"))
@@ -287,16 +279,16 @@ def parse_host(document: Any, path: str = "<host description>", *,
     return Host(path=path, host=document.get("host"), nodes=nodes)
 
 
-def load_host(path: str) -> Host:
-    """Read and validate one host description file."""
-    return parse_host(read_yaml(path), path)
+def load_host(path: str, validated: ValidatedDocuments | None = None) -> Host:
+    """Read and validate one host description file (see :func:`parse_host`)."""
+    return parse_host(read_yaml(path), path, validated=validated)
 
 
 def read_yaml(path: str) -> Any:
     """Parse a YAML file with this module's loader; HostDescriptionError if unreadable."""
     try:
         with open(path, encoding="utf-8") as stream:
-            document = yaml.load(stream, Loader=_Loader)  # noqa: S506 (safe loader subclass)
+            document = yaml.load(stream, Loader=Loader)  # noqa: S506 (safe loader subclass)
     except OSError as error:
         raise HostDescriptionError(path, "", error.strerror or str(error)) from error
     except UnicodeDecodeError as error:
@@ -328,14 +320,15 @@ def load_hosts(paths: Sequence[str]) -> list[Host]:
     return list(iter_hosts(paths))
 
 
-def iter_hosts(paths: Sequence[str]) -> Iterator[Host]:
+def iter_hosts(paths: Sequence[str], validated: ValidatedDocuments | None = None,
+               ) -> Iterator[Host]:
     """Every file's host (directories expanded), read as the caller asks for it:
     no more than one is held here, only the names and uuids of the nodes seen
     (nodes must be unique across files). HostDescriptionError for a bad file
     when the stream reaches it; :func:`check_readable` finds a missing one first."""
     seen: dict[str, str] = {}
     for path in expand_paths(paths):
-        host = load_host(path)
+        host = load_host(path, validated)
         for index, node in enumerate(host.nodes):
             for key in (f"nodename {node.nodename}", f"uuid {node.uuid}" if node.uuid else ""):
                 if not key:

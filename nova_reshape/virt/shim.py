@@ -210,12 +210,12 @@ class DeviceShim(ComputeDriver):
     def _ensure_children(self, tree: ProviderTree, nodename: str,
                          plans: list[ChildPlan]) -> dict[str, ProviderData]:
         """Create or update every planned child; key -> its data."""
-        root_uuid = tree.data(nodename).uuid
+        root_uuid = tree.identity(nodename).uuid
         own = set(tree.get_provider_uuids(nodename))
         keyed: dict[str, ProviderData] = {}
         for plan in plans:
             if tree.exists(plan.name):
-                existing = tree.data(plan.name)
+                existing = tree.identity(plan.name)
                 if existing.uuid not in own or existing.parent_uuid != root_uuid:
                     raise ShimProblem("name_taken", (
                         f"provider {plan.name} ({existing.uuid}) exists outside compute node "
@@ -299,13 +299,13 @@ class DeviceShim(ComputeDriver):
         resources[resource_class] = resources.get(resource_class, 0) + amount
 
     def _remove_stale(self, tree: ProviderTree, nodename: str, planned: set[str]) -> None:
-        root_uuid = tree.data(nodename).uuid
+        root_uuid = tree.identity(nodename).uuid
         for rp_uuid in tree.get_provider_uuids(nodename):
             if rp_uuid == root_uuid or not tree.exists(rp_uuid):
                 continue
-            data = tree.data(rp_uuid)
-            if (data.parent_uuid == root_uuid and data.name not in planned
-                    and self.owns(data, nodename)):
+            place = tree.identity(rp_uuid)
+            if (place.parent_uuid == root_uuid and place.name not in planned
+                    and self.owns(tree.data(rp_uuid), nodename)):
                 tree.remove(rp_uuid)
 
 

@@ -35,6 +35,23 @@ class TestStructure:
         assert tree.get_provider_uuids() == [R, G1, G2]
         assert tree.get_provider_uuids("cmp-07_pci_0000_af_00_0") == [G2]
 
+    def test_lookup_finds_the_first_match_top_down(self, tree):
+        # A name is found where the top-down walk meets it first; a child's uuid
+        # before a deeper provider of an elder sibling named like it.
+        first = tree.new_child("twin", G1, uuid=str(uuid.uuid4()))
+        tree.new_child("twin", G2, uuid=str(uuid.uuid4()))
+        assert tree.data("twin").uuid == first
+        tree.new_child(G2, G1, uuid=str(uuid.uuid4()))
+        assert tree.data(G2).parent_uuid == R
+        assert tree.exists("twin") and not tree.exists("nowhere")
+
+    def test_identity_is_what_data_says_of_the_provider(self, tree):
+        for key in ("cmp-07", R, "cmp-07_pci_0000_af_00_0", G1):
+            data = tree.data(key)
+            assert tree.identity(key) == (data.uuid, data.name, data.parent_uuid)
+        with pytest.raises(ValueError):
+            tree.identity("nowhere")
+
     def test_preorder_descends_before_siblings(self, tree):
         grandchild = tree.new_child("deep", G1)
         assert tree.get_provider_uuids() == [R, G1, grandchild, G2]
@@ -133,6 +150,17 @@ class TestSnapshots:
         tree.update_inventory(G1, inventory)
         inventory["VGPU"]["total"] = 1
         assert tree.data(G1).inventory["VGPU"]["total"] == 8
+
+    def test_update_inventory_copies_nested_values_and_keeps_record_types(self, tree):
+        class Record(dict):
+            pass
+
+        nested = {"total": 8, "extra": [1, 2]}
+        tree.update_inventory(G1, {"VGPU": nested, "PGPU": Record(total=2)})
+        nested["extra"].append(3)
+        stored = tree._find(G1).inventory
+        assert stored["VGPU"]["extra"] == [1, 2]
+        assert type(stored["PGPU"]) is Record and stored["PGPU"] == {"total": 2}
 
 
 class TestInventory:
