@@ -23,6 +23,8 @@ from typing import Any
 import sqlalchemy as sa
 from sqlalchemy.engine import Connection
 
+from placement_wsgi.db.arrays import array_values, uses_arrays
+
 
 def insert_rows(connection: Connection, table: sa.Table,
                 rows: Sequence[Mapping[str, Any]]) -> None:
@@ -40,7 +42,7 @@ def insert_rows(connection: Connection, table: sa.Table,
                if column.default is not None and column.name not in names]
     if missing:
         raise ValueError(f"insert_rows into {table.name} needs {missing} given")
-    if connection.dialect.name != "postgresql":
+    if not uses_arrays(connection):
         connection.execute(table.insert(), list(rows))
         return
     dialect = connection.dialect
@@ -50,13 +52,6 @@ def insert_rows(connection: Connection, table: sa.Table,
     connection.execute(
         sa.text(f"INSERT INTO {quote(table.name)} ({', '.join(map(quote, names))}) "
                 f"SELECT * FROM unnest({arrays})"),
-        {f"c{index}": _column(table.c[name], [row[name] for row in rows])
+        {f"c{index}": array_values(table.c[name], [row[name] for row in rows])
          for index, name in enumerate(names)})
 
-
-def _column(column: sa.Column, values: list[Any]) -> list[Any]:
-    """``values`` as one array of the column's type: a float column's ints (JSON's
-    ``1`` beside ``1.5``) made floats, since psycopg refuses a list of mixed types."""
-    if isinstance(column.type, sa.Float):
-        return [None if value is None else float(value) for value in values]
-    return values
