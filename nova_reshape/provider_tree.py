@@ -47,7 +47,7 @@ ProviderData.__doc__ = "Snapshot of one provider; the containers are copies."
 _ATOMIC = frozenset({int, float, str, bool, type(None)})
 
 
-def _copy_inventory(inventory: dict[str, dict[str, Any]]) -> dict[str, dict[str, Any]]:
+def _copy_inventory(inventory: Mapping[str, Mapping[str, Any]]) -> dict[str, dict[str, Any]]:
     """A deep copy of an inventory: records of plain numbers (the usual case) are
     copied as flat dicts, anything else through ``copy.deepcopy``. Snapshots and
     tree copies are taken hundreds of times per node, and ``deepcopy`` was a
@@ -323,7 +323,7 @@ class ProviderTree:
             provider.set_generation(generation)
             if not provider.inventory_changed(inventory):
                 return False
-            provider.inventory = copy.deepcopy(dict(inventory))
+            provider.inventory = _copy_inventory(inventory)
             return True
 
     def has_sharing_provider(self, resource_class: str) -> bool:
