@@ -40,6 +40,16 @@ def array_values(column: sa.ColumnElement, values: Iterable[Any]) -> list[Any]:
     return list(values)
 
 
+def element_type(column: sa.ColumnElement) -> sa.types.TypeEngine:
+    """The type to cast ``column``'s values to: its own, a string's without its
+    length. A cast to ``VARCHAR(n)`` silently cuts a longer value, which could
+    then match a row the whole value does not, or be stored cut where an
+    INSERT of the value itself is refused."""
+    if isinstance(column.type, sa.String) and column.type.length:
+        return sa.String()
+    return column.type
+
+
 def one_of(connection: Connection, column: sa.ColumnElement,
            values: Iterable[Any] | sa.Select) -> sa.ColumnElement:
     """``column`` is one of ``values``: the filter for "these ids" (or uuids,
@@ -54,5 +64,5 @@ def one_of(connection: Connection, column: sa.ColumnElement,
     if not uses_arrays(connection):
         return column.in_(list(values))
     array = sa.bindparam(None, array_values(column, values),
-                         type_=postgresql.ARRAY(column.type))
+                         type_=postgresql.ARRAY(element_type(column)))
     return column == sa.any_(array)

@@ -25,7 +25,7 @@ from typing import Any
 import sqlalchemy as sa
 from sqlalchemy.engine import Connection
 
-from placement_wsgi.db.arrays import array_values, uses_arrays
+from placement_wsgi.db.arrays import array_values, element_type, uses_arrays
 
 
 def insert_rows(connection: Connection, table: sa.Table,
@@ -52,7 +52,7 @@ def insert_rows(connection: Connection, table: sa.Table,
     fields, arrays, aliases, params = [], [], [], {}
     for index, name in enumerate(names):
         values = [row[name] for row in rows]
-        sql_type = table.c[name].type.compile(dialect=dialect)
+        sql_type = element_type(table.c[name]).compile(dialect=dialect)
         key = f"c{index}"
         if values.count(values[0]) == len(values) and (arrays or index < len(names) - 1):
             # the same value in every row (a shared created_at): sent once, not as

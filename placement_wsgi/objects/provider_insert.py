@@ -80,7 +80,8 @@ def _checked_parents(connection: Connection, new: Sequence[NewProvider]) -> dict
     # before its children are committed with the parent's root.
     parents = {row.uuid: row for row in connection.execute(
         sa.select(_providers.c.uuid, _providers.c.id, _providers.c.root_provider_id)
-        .where(one_of(connection, _providers.c.uuid, wanted)).with_for_update()).all()} if wanted else {}
+        .where(one_of(connection, _providers.c.uuid, wanted)).with_for_update()).all()
+    } if wanted else {}
     earlier: set[str] = set()
     for provider in new:
         if (provider.parent_uuid is not None and provider.parent_uuid not in parents

@@ -49,6 +49,15 @@ def test_the_rows_of_the_ids_or_names_given_and_none_for_none(database):
     assert _names_with(database, "name", ["CUSTOM_NOT_THERE"]) == set()
 
 
+def test_a_value_longer_than_the_column_matches_nothing(database):
+    """Not even the row holding its first 255 characters (a cast to the column's
+    VARCHAR(255) would cut it to that)."""
+    stored = "CUSTOM_" + "A" * 248
+    database.write(insert_rows, _traits, [{"name": stored, "created_at": tables.utcnow()}])
+    assert _names_with(database, "name", [stored]) == {stored}
+    assert _names_with(database, "name", [stored + "B"]) == set()
+
+
 def test_a_select_of_values_stays_a_subquery(database):
     ids = _seed(database, 5)
     some = sa.select(_traits.c.id).where(_traits.c.name.in_(["CUSTOM_ONE_OF_1",

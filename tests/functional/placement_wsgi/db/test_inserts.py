@@ -90,3 +90,19 @@ def test_values_shared_by_every_row_are_written_in_every_row(database):
         sa.select(tables.inventories.c.resource_class_id, tables.inventories.c.allocation_ratio,
                   tables.inventories.c.created_at)).all())
     assert sorted(tuple(row) for row in stored) == [(rc, 2.0, now) for rc in range(3)]
+
+
+def test_a_value_longer_than_its_column_is_refused_not_cut(database):
+    """As a plain INSERT of it: no row, not its first 255 characters (a cast to the
+    column's VARCHAR(255) would cut it silently on PostgreSQL)."""
+    now = tables.utcnow()
+    long_name = "CUSTOM_" + "L" * 300
+    rows = [{"name": long_name, "created_at": now}, {"name": "CUSTOM_SHORT", "created_at": now}]
+    try:
+        database.write(insert_rows, tables.traits, rows)
+    except sa.exc.DBAPIError:
+        pass  # PostgreSQL and MariaDB (strict mode) refuse it
+    names = database.read(lambda connection: connection.execute(
+        sa.select(tables.traits.c.name).where(tables.traits.c.name.like("CUSTOM_%"))
+    ).scalars().all())
+    assert long_name[:255] not in names
