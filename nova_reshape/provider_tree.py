@@ -51,24 +51,14 @@ ProviderIdentity.__doc__ = "Where a provider is: its uuid, name and parent (no c
 ATOMIC_TYPES = frozenset({int, float, str, bool, type(None)})
 
 
-def _copy_inventory(inventory: dict[str, dict[str, Any]]) -> dict[str, dict[str, Any]]:
-    """A deep copy of an inventory: records of plain numbers (the usual case) are
-    copied as flat dicts, anything else through ``copy.deepcopy``. Snapshots and
-    tree copies are taken hundreds of times per node, and ``deepcopy`` was a
-    fifth of a migration's time."""
-    copied = {}
-    for resource_class, record in inventory.items():
-        flat = dict(record)
-        copied[resource_class] = (flat if ATOMIC_TYPES.issuperset(map(type, flat.values()))
-                                  else copy.deepcopy(record))
-    return copied
-
-
-def _stored_inventory(inventory: Mapping[str, Mapping[str, Any]]) -> dict[str, Any]:
+def _copy_inventory(inventory: Mapping[str, Mapping[str, Any]]) -> dict[str, Any]:
     """What ``copy.deepcopy(dict(inventory))`` gives, without ``deepcopy`` for the
-    usual records (dicts of plain numbers), which are copied flat: every tree
-    read stores each provider's inventory so (the records' sharing of one dict,
-    which ``deepcopy`` would keep, is not kept)."""
+    usual records (dicts of plain numbers), which are copied flat; any other
+    record (nested values, a dict subclass) goes through ``deepcopy`` and keeps
+    its type. Snapshots, tree copies and every tree read store inventories so,
+    hundreds of times per node, and ``deepcopy`` was a fifth of a migration's
+    time (the records' sharing of one dict, which ``deepcopy`` would keep, is
+    not kept)."""
     return {resource_class: (record.copy() if type(record) is dict
                              and ATOMIC_TYPES.issuperset(map(type, record.values()))
                              else copy.deepcopy(record))
@@ -355,7 +345,7 @@ class ProviderTree:
             provider.set_generation(generation)
             if not provider.inventory_changed(inventory):
                 return False
-            provider.inventory = _stored_inventory(inventory)
+            provider.inventory = _copy_inventory(inventory)
             return True
 
     def has_sharing_provider(self, resource_class: str) -> bool:

@@ -21,6 +21,7 @@ from sqlalchemy.engine import Connection
 
 from placement_wsgi import errors
 from placement_wsgi.db import tables
+from placement_wsgi.db.arrays import one_of
 from placement_wsgi.db.database import Database, RetryTransaction
 from placement_wsgi.objects.provider_lookup import (
     GENERATION_CONFLICT,
@@ -72,12 +73,13 @@ def aggregate_ids(connection: Connection, uuids: Iterable[str],
     wanted = sorted(set(uuids))
     if not wanted:
         return {}
-    query = sa.select(_aggregates.c.uuid, _aggregates.c.id).where(_aggregates.c.uuid.in_(wanted))
-    found = {row.uuid: row.id for row in connection.execute(query)}
+    query = (sa.select(_aggregates.c.uuid, _aggregates.c.id)
+             .where(one_of(connection, _aggregates.c.uuid, wanted)))
+    found = {row.uuid: row.id for row in connection.execute(query).all()}
     missing = [uuid for uuid in wanted if uuid not in found]
     if create and missing:
         _insert_missing_aggregates(connection, missing)
-        found = {row.uuid: row.id for row in connection.execute(query)}
+        found = {row.uuid: row.id for row in connection.execute(query).all()}
     return found
 
 
@@ -99,7 +101,7 @@ def aggregate_uuids_by_provider(connection: Connection,
     for provider, uuid in connection.execute(
             sa.select(_links.c.resource_provider_id, _aggregates.c.uuid)
             .join(_links, _links.c.aggregate_id == _aggregates.c.id)
-            .where(_links.c.resource_provider_id.in_(providers))):
+            .where(one_of(connection, _links.c.resource_provider_id, providers))).all():
         found.setdefault(provider, []).append(uuid)
     for uuids in found.values():
         uuids.sort()

@@ -27,6 +27,7 @@ from sqlalchemy.engine import Connection
 from placement_wsgi import errors
 from placement_wsgi.capacity import capacity
 from placement_wsgi.db import tables
+from placement_wsgi.db.arrays import one_of
 from placement_wsgi.db.database import Database, RetryTransaction, TransactionRetriesExhausted
 from placement_wsgi.db.inserts import insert_rows
 from placement_wsgi.objects import consumer as consumer_obj
@@ -107,7 +108,7 @@ class PreparedWrite:
         existing = list(connection.execute(
             sa.select(_allocations.c.consumer_id, _allocations.c.resource_provider_id,
                       _allocations.c.resource_class_id, _allocations.c.used)
-            .where(_allocations.c.consumer_id.in_(consumer_uuids))))
+            .where(one_of(connection, _allocations.c.consumer_id, consumer_uuids))).all())
         held_by: dict[str, list] = defaultdict(list)
         for row in existing:
             held_by[row.consumer_id].append(row)
@@ -136,7 +137,8 @@ class PreparedWrite:
                       replacing: bool) -> None:
         """Delete the consumers' allocations (when they hold any) and insert the new ones."""
         if replacing:
-            connection.execute(_allocations.delete().where(_allocations.c.consumer_id.in_(
+            connection.execute(_allocations.delete().where(one_of(
+                connection, _allocations.c.consumer_id,
                 [request.consumer_uuid for request in self.requests])))
         now = tables.utcnow()
         new_rows = [
@@ -162,9 +164,9 @@ def _lock_generations(connection: Connection, write_set: set[int]) -> dict[int, 
         return {}
     return {row.id: row.generation or 0 for row in connection.execute(
         sa.select(_providers.c.id, _providers.c.generation)
-        .where(_providers.c.id.in_(sorted(write_set)))
+        .where(one_of(connection, _providers.c.id, sorted(write_set)))
         .order_by(_providers.c.id)
-        .with_for_update())}
+        .with_for_update()).all()}
 
 
 def prepare_allocations(
@@ -210,7 +212,7 @@ def prepare_allocations(
     if new_provider_uuids:
         provider_rows = {row.uuid: row for row in connection.execute(
             sa.select(_providers.c.id, _providers.c.uuid).where(
-                _providers.c.uuid.in_(new_provider_uuids)))}
+                one_of(connection, _providers.c.uuid, new_provider_uuids))).all()}
     for uuid in new_provider_uuids:
         if uuid not in provider_rows:
             raise errors.BadRequest(
@@ -238,8 +240,8 @@ def _inventories_of(connection: Connection, provider_ids: list[int],
                           _inventories.c.total, _inventories.c.reserved,
                           _inventories.c.min_unit, _inventories.c.max_unit,
                           _inventories.c.step_size, _inventories.c.allocation_ratio)
-                .where(_inventories.c.resource_provider_id.in_(provider_ids),
-                       _inventories.c.resource_class_id.in_(class_ids)))}
+                .where(one_of(connection, _inventories.c.resource_provider_id, provider_ids),
+                       one_of(connection, _inventories.c.resource_class_id, class_ids))).all()}
 
 
 def _usage_of(connection: Connection, provider_ids: list[int],
@@ -249,10 +251,10 @@ def _usage_of(connection: Connection, provider_ids: list[int],
             for row in connection.execute(
                 sa.select(_allocations.c.resource_provider_id, _allocations.c.resource_class_id,
                           sa.func.sum(_allocations.c.used).label("used"))
-                .where(_allocations.c.resource_provider_id.in_(provider_ids),
-                       _allocations.c.resource_class_id.in_(class_ids))
+                .where(one_of(connection, _allocations.c.resource_provider_id, provider_ids),
+                       one_of(connection, _allocations.c.resource_class_id, class_ids))
                 .group_by(_allocations.c.resource_provider_id,
-                          _allocations.c.resource_class_id))}
+                          _allocations.c.resource_class_id)).all()}
 
 
 def _check_new_allocations(
@@ -355,15 +357,21 @@ def consumer_views(connection: Connection,
                   _classes.c.name, _allocations.c.used, _allocations.c.created_at)
         .join(_providers, _providers.c.id == _allocations.c.resource_provider_id)
         .join(_classes, _classes.c.id == _allocations.c.resource_class_id)
-        .where(_allocations.c.consumer_id.in_(consumers)))
+        .where(one_of(connection, _allocations.c.consumer_id, consumers))).all()
     allocations: dict[str, dict[str, dict[str, Any]]] = {}
-    times: dict[str, list[datetime.datetime]] = {}
-    for row in rows:
-        held = allocations.setdefault(row.consumer_id, {})
-        entry = held.setdefault(row.uuid, {"generation": row.generation or 0, "resources": {}})
-        entry["resources"][row.name] = row.used
-        if row.created_at is not None:
-            times.setdefault(row.consumer_id, []).append(row.created_at)
+    latest: dict[str, datetime.datetime] = {}
+    # Plain tuples, one dict lookup per level: the tree reads go through
+    # thousands of rows per batch.
+    for consumer, provider, generation, name, used, created_at in rows:
+        held = allocations.get(consumer)
+        if held is None:
+            held = allocations[consumer] = {}
+        entry = held.get(provider)
+        if entry is None:
+            entry = held[provider] = {"generation": generation or 0, "resources": {}}
+        entry["resources"][name] = used
+        if created_at is not None and (consumer not in latest or created_at > latest[consumer]):
+            latest[consumer] = created_at
     if not allocations:
         return {}
     owners = {row.uuid: row for row in connection.execute(
@@ -378,18 +386,17 @@ def consumer_views(connection: Connection,
                      .join(tables.users, tables.users.c.id == tables.consumers.c.user_id)
                      .outerjoin(tables.consumer_types, tables.consumer_types.c.id
                                 == tables.consumers.c.consumer_type_id))
-        .where(tables.consumers.c.uuid.in_(consumers)))}
+        .where(one_of(connection, tables.consumers.c.uuid, consumers))).all()}
     views = {}
     for consumer, held in allocations.items():
         owner = owners.get(consumer)
-        stamps = times.get(consumer)
         views[consumer] = ConsumerView(
             held,
             owner.project if owner else None,
             owner.user if owner else None,
             owner.generation if owner else None,
             (owner.consumer_type or consumer_obj.UNKNOWN_TYPE) if owner else None,
-            max(stamps) if stamps else None,
+            latest.get(consumer),
         )
     return views
 
@@ -420,7 +427,7 @@ def get_provider_allocations(database: Database, provider_uuid: str) -> Provider
             .join(_classes, _classes.c.id == _allocations.c.resource_class_id)
             .outerjoin(tables.consumers,
                        tables.consumers.c.uuid == _allocations.c.consumer_id)
-            .where(_allocations.c.resource_provider_id == provider.id))
+            .where(_allocations.c.resource_provider_id == provider.id)).all()
         allocations: dict[str, dict[str, Any]] = {}
         times = []
         for row in rows:
@@ -453,10 +460,12 @@ def delete_allocations_of_many(connection: Connection, consumer_uuids: Sequence[
         return
     wanted = sorted(set(consumer_uuids))
     held = sorted(set(connection.execute(sa.select(_allocations.c.consumer_id).where(
-        _allocations.c.consumer_id.in_(wanted))).scalars()))
+        one_of(connection, _allocations.c.consumer_id, wanted))).scalars()))
     if held:
-        connection.execute(_allocations.delete().where(_allocations.c.consumer_id.in_(held)))
-        connection.execute(tables.consumers.delete().where(tables.consumers.c.uuid.in_(held)))
+        connection.execute(_allocations.delete().where(
+            one_of(connection, _allocations.c.consumer_id, held)))
+        connection.execute(tables.consumers.delete().where(
+            one_of(connection, tables.consumers.c.uuid, held)))
 
 
 def delete_consumer_allocations(database: Database, consumer_uuid: str) -> None:

@@ -15,6 +15,7 @@ from sqlalchemy.engine import Connection
 
 from placement_wsgi import errors
 from placement_wsgi.db import tables
+from placement_wsgi.db.arrays import one_of
 from placement_wsgi.db.database import RetryTransaction
 
 UNKNOWN_TYPE = "unknown"
@@ -42,7 +43,7 @@ def _ensure_names(connection: Connection, table: sa.Table, column: str,
     if not wanted:
         return {}
     found = {row[0]: row[1] for row in connection.execute(
-        sa.select(key, table.c.id).where(key.in_(wanted)))}
+        sa.select(key, table.c.id).where(one_of(connection, key, wanted))).all()}
     missing = [value for value in wanted if value not in found]
     if missing:
         try:
@@ -50,7 +51,7 @@ def _ensure_names(connection: Connection, table: sa.Table, column: str,
         except sa.exc.IntegrityError as error:  # a concurrent request created one
             raise RetryTransaction() from error
         found.update({row[0]: row[1] for row in connection.execute(
-            sa.select(key, table.c.id).where(key.in_(missing)))})
+            sa.select(key, table.c.id).where(one_of(connection, key, missing))).all()})
     return found
 
 
@@ -76,12 +77,12 @@ def find_consumers(connection: Connection, uuids: list[str]) -> dict[str, Consum
     if not uuids:
         return {}
     query = (sa.select(tables.consumers)
-             .where(tables.consumers.c.uuid.in_(sorted(set(uuids))))
+             .where(one_of(connection, tables.consumers.c.uuid, sorted(set(uuids))))
              .order_by(tables.consumers.c.id)
              .with_for_update())
     return {row.uuid: Consumer(row.id, row.uuid, row.project_id, row.user_id,
                                row.generation, row.consumer_type_id)
-            for row in connection.execute(query)}
+            for row in connection.execute(query).all()}
 
 
 def check_generation(consumer: Consumer | None, given: int | None) -> None:
@@ -132,7 +133,8 @@ def bump_generations(connection: Connection, consumers: list[Consumer]) -> None:
         return
     result = connection.execute(
         tables.consumers.update()
-        .where(tables.consumers.c.id.in_([consumer.id for consumer in consumers]))
+        .where(one_of(connection, tables.consumers.c.id,
+                      [consumer.id for consumer in consumers]))
         .values(generation=tables.consumers.c.generation + 1, updated_at=tables.utcnow()))
     if result.rowcount != len(consumers):
         raise errors.ConcurrentUpdate(
@@ -146,4 +148,4 @@ def delete_consumers(connection: Connection, consumers: list[Consumer]) -> None:
     """Remove the records of ``consumers`` (their rows are locked)."""
     if consumers:
         connection.execute(tables.consumers.delete().where(
-            tables.consumers.c.id.in_([consumer.id for consumer in consumers])))
+            one_of(connection, tables.consumers.c.id, [consumer.id for consumer in consumers])))

@@ -28,6 +28,7 @@ from sqlalchemy.engine import Connection
 
 from placement_wsgi import errors
 from placement_wsgi.db import tables
+from placement_wsgi.db.arrays import one_of
 from placement_wsgi.db.database import Database, RetryTransaction
 from placement_wsgi.db.inserts import insert_rows
 from placement_wsgi.objects import resource_class as rc_obj
@@ -75,7 +76,7 @@ def get_inventories(connection: Connection, provider_id: int) -> list[Inventory]
     rows = connection.execute(
         _inventory_select()
         .where(_inventories.c.resource_provider_id == provider_id)
-        .order_by(_inventories.c.resource_class_id))
+        .order_by(_inventories.c.resource_class_id)).all()
     return [_record_from_row(row) for row in rows]
 
 
@@ -85,8 +86,8 @@ def inventories_by_provider(connection: Connection,
     ``providers`` names (ids, or a SELECT of ids); providers without any are absent."""
     rows = connection.execute(
         _inventory_select()
-        .where(_inventories.c.resource_provider_id.in_(providers))
-        .order_by(_inventories.c.resource_provider_id, _inventories.c.resource_class_id))
+        .where(one_of(connection, _inventories.c.resource_provider_id, providers))
+        .order_by(_inventories.c.resource_provider_id, _inventories.c.resource_class_id)).all()
     found: dict[int, list[Inventory]] = {}
     for row in rows:
         found.setdefault(row.resource_provider_id, []).append(_record_from_row(row))
@@ -112,7 +113,7 @@ def classes_in_use(connection: Connection, provider_id: int,
     rows = connection.execute(
         sa.select(_allocations.c.resource_class_id).distinct()
         .where(_allocations.c.resource_provider_id == provider_id,
-               _allocations.c.resource_class_id.in_(wanted)))
+               one_of(connection, _allocations.c.resource_class_id, wanted))).all()
     return sorted(row.resource_class_id for row in rows)
 
 
@@ -165,10 +166,10 @@ def _raise_first_in_use(connection: Connection, wanted: Sequence[ProviderInvento
     busy = {(row.resource_provider_id, row.resource_class_id) for row in connection.execute(
         sa.select(_allocations.c.resource_provider_id, _allocations.c.resource_class_id)
         .distinct()
-        .where(_allocations.c.resource_provider_id.in_(
-                   sorted({provider_id for provider_id, _ in removed})),
-               _allocations.c.resource_class_id.in_(
-                   sorted({class_id for _, class_id in removed}))))}
+        .where(one_of(connection, _allocations.c.resource_provider_id,
+                      sorted({provider_id for provider_id, _ in removed})),
+               one_of(connection, _allocations.c.resource_class_id,
+                      sorted({class_id for _, class_id in removed})))).all()}
     busy &= set(removed)
     if not busy:
         return
@@ -213,8 +214,8 @@ def replace_many(connection: Connection, wanted: Sequence[ProviderInventories],
             sa.select(_inventories.c.id, _inventories.c.resource_provider_id,
                       _inventories.c.resource_class_id,
                       *(_inventories.c[field] for field in OUTPUT_FIELDS))
-            .where(_inventories.c.resource_provider_id.in_(
-                sorted(ids[target.provider_uuid] for target in wanted))))}
+            .where(one_of(connection, _inventories.c.resource_provider_id,
+                         sorted(ids[target.provider_uuid] for target in wanted)))).all()}
     target_rows = {(ids[target.provider_uuid], class_ids[record.resource_class]): record
                    for target in wanted for record in target.inventories}
 
@@ -222,7 +223,8 @@ def replace_many(connection: Connection, wanted: Sequence[ProviderInventories],
     if removed:
         _raise_first_in_use(connection, wanted, ids, removed)
         connection.execute(_inventories.delete().where(
-            _inventories.c.id.in_(sorted(current[key]["id"] for key in removed))))
+            one_of(connection, _inventories.c.id,
+                   sorted(current[key]["id"] for key in removed))))
     _insert_rows(connection, {key: record for key, record in target_rows.items()
                               if key not in current})
     _update_rows(connection, {key: record for key, record in target_rows.items()

@@ -19,6 +19,7 @@ from sqlalchemy.engine import Connection
 
 from placement_wsgi import errors
 from placement_wsgi.db import tables
+from placement_wsgi.db.arrays import one_of
 from placement_wsgi.db.database import RetryTransaction
 from placement_wsgi.db.inserts import insert_rows
 
@@ -79,7 +80,8 @@ def _checked_parents(connection: Connection, new: Sequence[NewProvider]) -> dict
     # before its children are committed with the parent's root.
     parents = {row.uuid: row for row in connection.execute(
         sa.select(_providers.c.uuid, _providers.c.id, _providers.c.root_provider_id)
-        .where(_providers.c.uuid.in_(wanted)).with_for_update())} if wanted else {}
+        .where(one_of(connection, _providers.c.uuid, wanted)).with_for_update()).all()
+    } if wanted else {}
     earlier: set[str] = set()
     for provider in new:
         if (provider.parent_uuid is not None and provider.parent_uuid not in parents
@@ -95,8 +97,8 @@ def _check_clashes(connection: Connection, new: Sequence[NewProvider]) -> None:
     the database or by an earlier one of ``new``. One query when none is."""
     taken = connection.execute(
         sa.select(_providers.c.id).where(sa.or_(
-            _providers.c.uuid.in_(sorted({provider.uuid for provider in new})),
-            _providers.c.name.in_(sorted({provider.name for provider in new}))))
+            one_of(connection, _providers.c.uuid, sorted({provider.uuid for provider in new})),
+            one_of(connection, _providers.c.name, sorted({provider.name for provider in new}))))
         .limit(1)).first()
     if taken is not None:
         for provider in new:
@@ -157,7 +159,7 @@ def _insert(connection: Connection, new: Sequence[NewProvider],
             insert_rows(connection, _providers, rows)
             found = {row.uuid: row.id for row in connection.execute(
                 sa.select(_providers.c.uuid, _providers.c.id)
-                .where(_providers.c.uuid.in_([row["uuid"] for row in rows])))}
+                .where(one_of(connection, _providers.c.uuid, [row["uuid"] for row in rows]))).all()}
     except sa.exc.IntegrityError as error:
         # A concurrent create took a uuid or name after our check;
         # the rerun reports it as a clash.

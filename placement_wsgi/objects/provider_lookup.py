@@ -10,6 +10,7 @@ from sqlalchemy.engine import Connection
 
 from placement_wsgi import errors
 from placement_wsgi.db import tables
+from placement_wsgi.db.arrays import uses_arrays
 from placement_wsgi.db.database import Database
 
 _providers = tables.resource_providers
@@ -107,17 +108,40 @@ def bump_generations(connection: Connection, expected: dict[int, int]) -> bool:
 
     One conditional UPDATE for many providers; False when any of them had
     changed (a concurrent writer committed in between), and then the caller
-    must not commit.
+    must not commit. The statement's text does not depend on how many
+    providers there are (it is compiled once): the pairs go as two arrays on
+    PostgreSQL, elsewhere as an expanding list of ids (which the primary key
+    finds) and one of (id, generation) pairs (which the found rows must match).
     """
     if not expected:
         return True
-    result = connection.execute(
-        _providers.update()
-        .where(sa.or_(*(sa.and_(_providers.c.id == provider_id,
-                                _providers.c.generation == generation)
-                        for provider_id, generation in sorted(expected.items()))))
-        .values(generation=_providers.c.generation + 1, updated_at=tables.utcnow()))
+    pairs = sorted(expected.items())
+    now = tables.utcnow()
+    if uses_arrays(connection):
+        result = connection.execute(_BUMP_FROM_ARRAYS, {
+            "ids": [provider_id for provider_id, _ in pairs],
+            "generations": [generation for _, generation in pairs], "now": now})
+    else:
+        result = connection.execute(_BUMP_LISTED, {
+            "ids": [provider_id for provider_id, _ in pairs], "pairs": pairs, "now": now})
     return result.rowcount == len(expected)
+
+
+_BUMP_FROM_ARRAYS = sa.text(
+    "UPDATE resource_providers SET generation = resource_providers.generation + 1, "
+    "updated_at = :now "
+    "FROM unnest(CAST(:ids AS INTEGER[]), CAST(:generations AS INTEGER[])) "
+    "AS expected (id, generation) "
+    "WHERE resource_providers.id = expected.id "
+    "AND resource_providers.generation = expected.generation"
+).bindparams(sa.bindparam("now", type_=_providers.c.updated_at.type))
+
+_BUMP_LISTED = (
+    _providers.update()
+    .where(_providers.c.id.in_(sa.bindparam("ids", expanding=True)),
+           sa.tuple_(_providers.c.id, _providers.c.generation).in_(
+               sa.bindparam("pairs", expanding=True)))
+    .values(generation=_providers.c.generation + 1, updated_at=sa.bindparam("now")))
 
 
 def require_provider(database: Database, uuid: str,

@@ -27,6 +27,7 @@ from typing import Any
 from sqlalchemy.engine import Connection
 
 from placement_wsgi.db import tables
+from placement_wsgi.db.arrays import one_of
 from placement_wsgi.objects import aggregate as aggregate_obj
 from placement_wsgi.objects import allocation as allocation_obj
 from placement_wsgi.objects.provider_lookup import provider_select
@@ -117,7 +118,8 @@ class RequestWrites:
         if not providers:
             return {}
         return {row.uuid: row.root_provider_uuid or row.uuid for row in self.connection.execute(
-            provider_select().where(_providers.c.uuid.in_(sorted(set(providers)))))}
+            provider_select().where(
+                one_of(self.connection, _providers.c.uuid, sorted(set(providers)))))}
 
     def trees(self, roots: Sequence[str]) -> list[TreeState]:
         """The trees of ``roots`` (uuids of root providers) as they stand in the

@@ -23,6 +23,7 @@ from sqlalchemy.engine import Connection
 
 from placement_wsgi import errors
 from placement_wsgi.db import tables
+from placement_wsgi.db.arrays import one_of
 from placement_wsgi.db.database import Database, TransactionRetriesExhausted
 from placement_wsgi.objects import allocation as allocation_obj
 from placement_wsgi.objects import inventory as inventory_obj
@@ -41,7 +42,7 @@ def provider_generations(connection: Connection,
         return {}
     rows = connection.execute(
         sa.select(_providers.c.uuid, _providers.c.id, _providers.c.generation)
-        .where(_providers.c.uuid.in_(sorted(set(uuids)))))
+        .where(one_of(connection, _providers.c.uuid, sorted(set(uuids))))).all()
     return {row.uuid: (row.id, row.generation or 0) for row in rows}
 
 

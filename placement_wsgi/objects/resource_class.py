@@ -23,6 +23,7 @@ from sqlalchemy.engine import Connection
 
 from placement_wsgi import errors
 from placement_wsgi.db import tables
+from placement_wsgi.db.arrays import one_of
 from placement_wsgi.db.database import Database, RetryTransaction
 from placement_wsgi.db.standard import FIRST_CUSTOM_RESOURCE_CLASS_ID
 
@@ -68,7 +69,8 @@ def ids_by_name(connection: Connection, names: Iterable[str]) -> dict[str, int]:
     if not wanted:
         return {}
     rows = connection.execute(
-        sa.select(_classes.c.name, _classes.c.id).where(_classes.c.name.in_(sorted(wanted))))
+        sa.select(_classes.c.name, _classes.c.id)
+        .where(one_of(connection, _classes.c.name, sorted(wanted)))).all()
     return {row.name: row.id for row in rows if row.name in wanted}
 
 
@@ -78,7 +80,8 @@ def names_by_id(connection: Connection, ids: Iterable[int]) -> dict[int, str]:
     if not wanted:
         return {}
     rows = connection.execute(
-        sa.select(_classes.c.id, _classes.c.name).where(_classes.c.id.in_(sorted(wanted))))
+        sa.select(_classes.c.id, _classes.c.name)
+        .where(one_of(connection, _classes.c.id, sorted(wanted)))).all()
     return {row.id: row.name for row in rows}
 
 
@@ -109,7 +112,7 @@ def list_resource_classes(database: Database) -> list[ResourceClass]:
     """Every class: standard ones in library order, then custom ones in creation order."""
     return database.read(lambda connection: [
         _from_row(row)
-        for row in connection.execute(sa.select(_classes).order_by(_classes.c.id))])
+        for row in connection.execute(sa.select(_classes).order_by(_classes.c.id)).all()])
 
 
 def _find(connection: Connection, name: str) -> ResourceClass | None:
@@ -118,7 +121,7 @@ def _find(connection: Connection, name: str) -> ResourceClass | None:
     MySQL's default collation compares case-insensitively; the Python check
     keeps ``vcpu`` unknown there too, as on PostgreSQL and SQLite.
     """
-    rows = connection.execute(sa.select(_classes).where(_classes.c.name == name))
+    rows = connection.execute(sa.select(_classes).where(_classes.c.name == name)).all()
     return next((_from_row(row) for row in rows if row.name == name), None)
 
 

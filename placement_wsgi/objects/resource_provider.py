@@ -30,6 +30,7 @@ from sqlalchemy.engine import Connection
 from placement_wsgi import errors
 from placement_wsgi.capacity import capacity
 from placement_wsgi.db import tables
+from placement_wsgi.db.arrays import one_of
 from placement_wsgi.db.database import Database, RetryTransaction
 from placement_wsgi.db.rows import float_as_read
 from placement_wsgi.objects import resource_class as resource_class_obj
@@ -109,7 +110,7 @@ def _lock_tree(connection: Connection, root_id: int) -> dict[int, int | None]:
                        .with_for_update()).all()
     rows = connection.execute(
         sa.select(_providers.c.id, _providers.c.parent_provider_id)
-        .where(_providers.c.root_provider_id == root_id))
+        .where(_providers.c.root_provider_id == root_id)).all()
     return {row.id: row.parent_provider_id for row in rows}
 
 
@@ -225,17 +226,17 @@ def _deletable(connection: Connection, uuids: Sequence[str]) -> dict[int, int | 
     us, and then fails, or commits first and is seen here)."""
     found = {row.uuid: (row.id, row.parent_provider_id) for row in connection.execute(
         sa.select(_providers.c.id, _providers.c.uuid, _providers.c.parent_provider_id)
-        .where(_providers.c.uuid.in_(sorted(set(uuids)))).with_for_update())}
+        .where(one_of(connection, _providers.c.uuid, sorted(set(uuids)))).with_for_update()).all()}
     ids = [provider_id for provider_id, _ in found.values()]
     children: dict[int, set[int]] = {}
     for child, parent in connection.execute(
             sa.select(_providers.c.id, _providers.c.parent_provider_id)
-            .where(_providers.c.parent_provider_id.in_(ids))):
+            .where(one_of(connection, _providers.c.parent_provider_id, ids))).all():
         children.setdefault(parent, set()).add(child)
     allocations = tables.allocations
     allocated = set(connection.execute(
         sa.select(allocations.c.resource_provider_id).distinct()
-        .where(allocations.c.resource_provider_id.in_(ids))).scalars())
+        .where(one_of(connection, allocations.c.resource_provider_id, ids))).scalars())
     deleted: dict[int, int | None] = {}
     for uuid in uuids:
         provider_id, parent = found.get(uuid, (None, None))
@@ -276,16 +277,17 @@ def delete_providers(connection: Connection, uuids: Sequence[str]) -> None:
     ids = list(parents)
     for table in (tables.inventories, tables.resource_provider_aggregates,
                   tables.resource_provider_traits):
-        connection.execute(table.delete().where(table.c.resource_provider_id.in_(ids)))
+        connection.execute(table.delete().where(
+            one_of(connection, table.c.resource_provider_id, ids)))
     # InnoDB checks foreign keys row by row, so a root (whose
     # root_provider_id refers to itself) must let go of itself first...
     connection.execute(_providers.update()
-                       .where(_providers.c.id.in_(ids),
+                       .where(one_of(connection, _providers.c.id, ids),
                               _providers.c.root_provider_id == _providers.c.id)
                        .values(root_provider_id=None))
     # ... and children go before their parents: one statement per level.
     for level in _levels(parents):
-        connection.execute(_providers.delete().where(_providers.c.id.in_(level)))
+        connection.execute(_providers.delete().where(one_of(connection, _providers.c.id, level)))
 
 
 def delete_resource_provider(database: Database, uuid: str) -> None:
@@ -406,7 +408,7 @@ def list_resource_providers(database: Database, filters: ProviderFilters) -> lis
             if filters.member_of.forbidden:
                 query = query.where(_providers.c.id.not_in(
                     _with_aggregates(filters.member_of.forbidden)))
-        rows = connection.execute(query.order_by(_providers.c.id))
+        rows = connection.execute(query.order_by(_providers.c.id)).all()
         return [provider_from_row(row) for row in rows]
 
     return database.read(body)

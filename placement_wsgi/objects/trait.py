@@ -12,6 +12,7 @@ from sqlalchemy.engine import Connection
 
 from placement_wsgi import errors
 from placement_wsgi.db import tables
+from placement_wsgi.db.arrays import one_of
 from placement_wsgi.db.database import Database, RetryTransaction
 from placement_wsgi.db.inserts import insert_rows
 from placement_wsgi.objects.provider_lookup import (
@@ -75,7 +76,7 @@ def list_traits(
             linked = sa.select(tables.resource_provider_traits.c.trait_id)
             column = tables.traits.c.id
             query = query.where(column.in_(linked) if associated else column.not_in(linked))
-        rows = connection.execute(query.order_by(tables.traits.c.name))
+        rows = connection.execute(query.order_by(tables.traits.c.name)).all()
         return [_from_row(row) for row in rows if matches(row.name)]
 
     return database.read(body)
@@ -83,7 +84,7 @@ def list_traits(
 
 def _find_row(connection: Connection, name: str) -> sa.Row | None:
     """The trait row named exactly ``name`` (MySQL's ``=`` ignores case)."""
-    rows = connection.execute(sa.select(tables.traits).where(tables.traits.c.name == name))
+    rows = connection.execute(sa.select(tables.traits).where(tables.traits.c.name == name)).all()
     return next((row for row in rows if row.name == name), None)
 
 
@@ -138,7 +139,7 @@ def trait_ids_by_name(connection: Connection, names: set[str] | list[str]) -> di
     if not wanted:
         return {}
     rows = connection.execute(sa.select(tables.traits.c.name, tables.traits.c.id).where(
-        tables.traits.c.name.in_(sorted(wanted))))
+        one_of(connection, tables.traits.c.name, sorted(wanted)))).all()
     return {row.name: row.id for row in rows if row.name in wanted}
 
 
@@ -168,7 +169,7 @@ def _provider_trait_rows(connection: Connection, provider_id: int) -> list[sa.Ro
         sa.select(tables.traits.c.name, tables.traits.c.created_at, tables.traits.c.updated_at)
         .join(_links, _links.c.trait_id == tables.traits.c.id)
         .where(_links.c.resource_provider_id == provider_id)
-        .order_by(tables.traits.c.name)))
+        .order_by(tables.traits.c.name)).all())
 
 
 def trait_names_by_provider(connection: Connection,
@@ -179,8 +180,8 @@ def trait_names_by_provider(connection: Connection,
     for provider, name in connection.execute(
             sa.select(_links.c.resource_provider_id, tables.traits.c.name)
             .join(_links, _links.c.trait_id == tables.traits.c.id)
-            .where(_links.c.resource_provider_id.in_(providers))
-            .order_by(_links.c.resource_provider_id, tables.traits.c.name)):
+            .where(one_of(connection, _links.c.resource_provider_id, providers))
+            .order_by(_links.c.resource_provider_id, tables.traits.c.name)).all():
         found.setdefault(provider, []).append(name)
     return found
 
@@ -230,7 +231,7 @@ def replace_traits_of_providers(
     current: dict[int, set[int]] = {provider_id: set() for provider_id in wanted}
     for provider_id, trait_id in connection.execute(
             sa.select(_links.c.resource_provider_id, _links.c.trait_id)
-            .where(_links.c.resource_provider_id.in_(sorted(wanted)))):
+            .where(one_of(connection, _links.c.resource_provider_id, sorted(wanted)))).all():
         current[provider_id].add(trait_id)
     target = {provider_id: {trait_ids[name] for name in names}
               for provider_id, (_, names) in wanted.items()}

@@ -25,6 +25,7 @@ import sqlalchemy as sa
 from sqlalchemy.engine import Connection
 
 from placement_wsgi.db import tables
+from placement_wsgi.db.arrays import one_of
 from placement_wsgi.db.database import Database
 from placement_wsgi.objects.aggregate import aggregate_uuids_by_provider
 from placement_wsgi.objects.allocation import consumer_views
@@ -89,7 +90,8 @@ def _root_batches(connection_of: Database, roots: Sequence[str] | None,
             chunk = list(roots[start:start + batch_size])
             found = dict(connection_of.read(lambda connection, chunk=chunk: list(
                 connection.execute(sa.select(_providers.c.uuid, _providers.c.id)
-                                   .where(_providers.c.uuid.in_(chunk), is_root)))))
+                                   .where(one_of(connection, _providers.c.uuid, chunk),
+                                          is_root)))))
             ids = [found[uuid] for uuid in chunk if uuid in found]
             if ids:
                 yield ids
@@ -117,22 +119,24 @@ def _sharing_links(connection: Connection, tree_ids: sa.Select) -> list[tuple[in
         .join(theirs, theirs.c.aggregate_id == mine.c.aggregate_id)
         .where(mine.c.resource_provider_id.in_(tree_ids),
                theirs.c.resource_provider_id.in_(sharing_trait))
-        .distinct()))
+        .distinct()).all())
 
 
 def read_batch(connection: Connection, root_ids: list[int]) -> list[TreeState]:
     """The states of the trees rooted at ``root_ids`` (in that order), in seven statements."""
-    in_trees = sa.or_(_providers.c.root_provider_id.in_(root_ids), _providers.c.id.in_(root_ids))
+    in_trees = sa.or_(one_of(connection, _providers.c.root_provider_id, root_ids),
+                      one_of(connection, _providers.c.id, root_ids))
     tree_ids = sa.select(_providers.c.id).where(in_trees)
     members = list(connection.execute(provider_select().where(in_trees)
-                                      .order_by(_providers.c.id)))
+                                      .order_by(_providers.c.id)).all())
     links = _sharing_links(connection, tree_ids)
     listed = {row.id: _listed(row) for row in members}
     outside = sorted({sharing for _, sharing in links} - listed.keys())
     if outside:
         listed.update((row.id, _listed(row)) for row in connection.execute(
-            provider_select().where(_providers.c.id.in_(outside))))
-    everyone = sa.select(_providers.c.id).where(sa.or_(in_trees, _providers.c.id.in_(outside)))
+            provider_select().where(one_of(connection, _providers.c.id, outside))).all())
+    everyone = sa.select(_providers.c.id).where(
+        sa.or_(in_trees, one_of(connection, _providers.c.id, outside)))
     inventories = inventories_by_provider(connection, everyone)
     traits = trait_names_by_provider(connection, everyone)
     aggregates = aggregate_uuids_by_provider(connection, everyone)
@@ -202,14 +206,15 @@ def _named_or_with_uuid(connection: Connection, uuids: Sequence[str],
                         names: Sequence[str]) -> list[dict[str, Any]]:
     found: dict[str, dict[str, Any]] = {}
     for start in range(0, max(len(uuids), len(names)), LOOKUP_CHUNK):
-        wanted = sa.or_(_providers.c.uuid.in_(uuids[start:start + LOOKUP_CHUNK]),
-                        _providers.c.name.in_(names[start:start + LOOKUP_CHUNK]))
+        wanted = sa.or_(one_of(connection, _providers.c.uuid, uuids[start:start + LOOKUP_CHUNK]),
+                        one_of(connection, _providers.c.name, names[start:start + LOOKUP_CHUNK]))
         found.update((row.uuid, _listed(row))
-                     for row in connection.execute(provider_select().where(wanted)))
+                     for row in connection.execute(provider_select().where(wanted)).all())
     roots = sorted({provider["root_provider_uuid"] for provider in found.values()} - set(found))
     for start in range(0, len(roots), LOOKUP_CHUNK):
         found.update((row.uuid, _listed(row)) for row in connection.execute(
-            provider_select().where(_providers.c.uuid.in_(roots[start:start + LOOKUP_CHUNK]))))
+            provider_select().where(
+                one_of(connection, _providers.c.uuid, roots[start:start + LOOKUP_CHUNK]))).all())
     return list(found.values())
 
 

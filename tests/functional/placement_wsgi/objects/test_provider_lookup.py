@@ -45,3 +45,57 @@ def test_generations_bump_only_from_the_expected_value(database):
     lookup.check_generation(provider, provider.generation)
     with pytest.raises(errors.ConcurrentUpdate, match=lookup.GENERATION_CONFLICT[:20]):
         lookup.check_generation(provider, 0, lookup.GENERATION_CONFLICT)
+
+
+def _generations(database, ids):
+    return {provider_id: lookup.require_provider(database, uuid).generation
+            for uuid, provider_id in ids.items()}
+
+
+class _Refused(Exception):
+    pass
+
+
+def _bump_or_roll_back(database, expected) -> bool:
+    """bump_generations in a write that is rolled back when it returns False."""
+    def body(connection):
+        if not lookup.bump_generations(connection, expected):
+            raise _Refused()
+        return True
+
+    try:
+        return database.write(body)
+    except _Refused:
+        return False
+
+
+def test_many_generations_bump_together_or_not_at_all_when_one_moved(database):
+    """More providers than psycopg caches a statement's parameters for (50): the
+    bump is one statement whatever their number; a single stale generation makes
+    it report False, and the caller's rollback leaves every provider as it was."""
+    uuids = [seed.add_provider(database, f"rp{n}") for n in range(60)]
+    ids = {uuid: lookup.require_provider(database, uuid).id for uuid in uuids}
+    bystander = seed.add_provider(database, "bystander")
+    assert _bump_or_roll_back(database, {ids[uuid]: 0 for uuid in uuids})
+    assert set(_generations(database, ids).values()) == {1}
+    assert lookup.require_provider(database, bystander).generation == 0
+
+    moved = uuids[37]
+    database.write(lookup.bump_generation, ids[moved], 1)  # another writer committed
+    assert not _bump_or_roll_back(database, {provider_id: 1 for provider_id in ids.values()})
+    after = _generations(database, ids)
+    assert after.pop(ids[moved]) == 2
+    assert set(after.values()) == {1}
+    assert lookup.require_provider(database, bystander).generation == 0
+
+
+def test_a_generation_bump_matches_each_provider_at_its_own_generation(database):
+    """(id, generation) pairs, not ids and generations apart: provider A at 1 and B
+    at 0 do not match an expectation of A at 0 and B at 1."""
+    one, two = seed.add_provider(database), seed.add_provider(database)
+    ids = {uuid: lookup.require_provider(database, uuid).id for uuid in (one, two)}
+    database.write(lookup.bump_generation, ids[one], 0)
+    assert not _bump_or_roll_back(database, {ids[one]: 0, ids[two]: 1})
+    assert _generations(database, ids) == {ids[one]: 1, ids[two]: 0}
+    assert _bump_or_roll_back(database, {ids[one]: 1, ids[two]: 0})
+    assert _generations(database, ids) == {ids[one]: 2, ids[two]: 1}
