@@ -31,13 +31,12 @@ import argparse
 import contextlib
 import json
 import os
-import resource
-import signal
 import subprocess
 import sys
 import tempfile
 import time
 from collections.abc import Iterator
+from typing import IO
 
 TOOLS = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.dirname(TOOLS))
@@ -45,6 +44,7 @@ sys.path.insert(0, TOOLS)
 
 import bench_migrate  # noqa: E402
 import generate_deployment  # noqa: E402
+import process_peaks  # noqa: E402
 import sqlalchemy as sa  # noqa: E402
 
 from placement_wsgi.db import tables  # noqa: E402
@@ -91,28 +91,42 @@ def command(config: str, hosts: str) -> list[str]:
 
 
 def run_to_end(config: str, hosts: str) -> dict[str, object]:
+    """Run the command to its end; its report goes to a file read for its summary
+    only (a JSON report of 50,000 nodes is gigabytes: held here it would be this
+    tool's memory, not the command's)."""
     start = time.monotonic()
-    done = subprocess.run(command(config, hosts), capture_output=True, text=True, check=False)
-    report = json.loads(done.stdout) if done.stdout.strip() else {}
+    with tempfile.TemporaryFile("w+") as output, tempfile.TemporaryFile("w+") as errors:
+        done = process_peaks.run_sampled(command(config, hosts), stdout=output, stderr=errors,
+                                         text=True)
+        output.seek(0)
+        summary = summary_of(output)
+        errors.seek(0)
+        error = errors.read().strip().splitlines()[-1:] if done.returncode else []
     return {"exit_code": done.returncode, "seconds": round(time.monotonic() - start, 1),
-            "summary": report.get("summary"),
-            # The largest of the command's processes (parent or worker) in any run so far.
-            "peak_rss_mb_so_far": round(
-                resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024, 1),
-            "error": done.stderr.strip().splitlines()[-1:] if done.returncode else []}
+            "summary": summary,
+            # The largest of the command's processes (parent or worker) in this run.
+            "peak_rss_mb": done.peak_rss_mb,
+            "error": error}
+
+
+def summary_of(report: IO[str]) -> dict[str, int] | None:
+    """The ``summary`` of the command's JSON report, parsed alone: the report
+    ends with it (``"summary": {...}`` after the nodes)."""
+    text = report.read()
+    at = text.rfind('"summary"')
+    if at < 0:
+        return None
+    return json.JSONDecoder().raw_decode(text, text.index("{", at))[0]
 
 
 def run_killed(config: str, hosts: str, kill_after: float) -> dict[str, object]:
     """Start the command, SIGKILL its whole process group after ``kill_after`` s."""
-    process = subprocess.Popen(command(config, hosts), stdout=subprocess.DEVNULL,
-                               stderr=subprocess.DEVNULL, start_new_session=True)
-    try:
-        process.wait(timeout=kill_after)
-        return {"killed": False, "exit_code": process.returncode}
-    except subprocess.TimeoutExpired:
-        os.killpg(process.pid, signal.SIGKILL)
-        process.wait()
-        return {"killed": True, "after_seconds": kill_after}
+    done = process_peaks.run_sampled(command(config, hosts), timeout=kill_after,
+                                     stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                                     start_new_session=True)
+    if done.killed:
+        return {"killed": True, "after_seconds": kill_after, "peak_rss_mb": done.peak_rss_mb}
+    return {"killed": False, "exit_code": done.returncode, "peak_rss_mb": done.peak_rss_mb}
 
 
 @contextlib.contextmanager
