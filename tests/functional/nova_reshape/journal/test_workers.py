@@ -59,7 +59,10 @@ def test_workers_plan_and_revert_every_node_in_the_journals_order(db_url, tmp_pa
 
 
 def test_sigterm_lets_each_worker_finish_its_node(db_url, tmp_path):
-    hosts = 16
+    # Enough nodes that each worker's share takes several transactions (up to
+    # ten nodes each): with 16, one group per worker could end the run between
+    # the first nodes put back and the signal.
+    hosts = 48
     conf, _, run_id, _ = _migrated(db_url, tmp_path, hosts=hosts)
     process = start_revert(conf, run_id, "--workers", "2")
     wait_until_reverting(db_url, process, below=hosts * 4)
