@@ -7,7 +7,7 @@ product truncated to an integer (:func:`truncated`). The same function
 builds the SQL expression: given SQLAlchemy columns it returns a column
 expression, so the query-side filter and the Python-side checks cannot drift
 apart. The candidate engine reads the product computed that way (with the
-ratio as the driver reads it, see ``placement_wsgi.db.rows.float_as_read``):
+ratio as the driver reads it: ``placement_wsgi.db.rows.INVENTORY_CAPACITY``):
 SQLite, PostgreSQL and MariaDB multiply the same two doubles as Python does,
 so the product is the same float (``tests/functional/placement_wsgi/db/
 test_capacity_sql.py``).

@@ -25,12 +25,12 @@ from sqlalchemy.engine import Connection
 
 from placement_wsgi.candidates.resolved import ResolvedRequest
 from placement_wsgi.candidates.snapshot import InventoryRow, Snapshot
-from placement_wsgi.capacity import capacity, truncated
+from placement_wsgi.capacity import truncated
 from placement_wsgi.db import tables
 from placement_wsgi.db.rows import (
+    INVENTORY_CAPACITY,
     Statement,
     connection_rows,
-    float_as_read,
     in_ids,
     in_values,
 )
@@ -56,9 +56,9 @@ def _usage(where: sa.ColumnElement) -> sa.Select:
             .group_by(_alloc.c.resource_provider_id, _alloc.c.resource_class_id))
 
 
-#: an inventory's capacity, computed by the database (placement_wsgi.capacity's
-#: formula on the ratio as the driver reads it): one field per row, not three
-_CAPACITY = capacity(_inv.c.total, _inv.c.reserved, float_as_read(_inv.c.allocation_ratio))
+#: an inventory's capacity, computed by the database (rows.INVENTORY_CAPACITY):
+#: one field per row, not three
+_CAPACITY = INVENTORY_CAPACITY
 
 # The statements of a request, built and compiled once (see rows.Statement);
 # their parameters are id lists.

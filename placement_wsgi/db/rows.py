@@ -27,6 +27,9 @@ import sqlalchemy as sa
 from sqlalchemy.engine import Connection
 from sqlalchemy.ext.compiler import compiles
 
+from placement_wsgi.capacity import capacity
+from placement_wsgi.db import tables
+
 #: ``group_concat_max_len`` for a packing statement. The server still cuts at
 #: ``max_allowed_packet``; a cut text is detected and the query re-run plainly.
 GROUP_CONCAT_MAX_LEN = 1 << 30
@@ -67,6 +70,18 @@ def _float_as_read(element: float_as_read, compiler: Any, **kw: Any) -> str:
 @compiles(float_as_read, "mysql")
 def _float_as_read_mysql(element: float_as_read, compiler: Any, **kw: Any) -> str:
     return f"CAST(CAST({compiler.process(element.clauses, **kw)} AS CHAR) AS DOUBLE)"
+
+
+#: An inventory row's capacity computed by the database, on the ``inventories``
+#: table's columns: :func:`placement_wsgi.capacity.capacity` with the ratio as the
+#: driver reads it (:class:`float_as_read`), so that the product is the float
+#: Python computes from the values a plain read gives, on every engine
+#: (``tests/functional/placement_wsgi/db/test_capacity_sql.py``). The one home of
+#: that expression: the candidate loader selects it, the provider listing's
+#: ``resources`` filter compares usage against it.
+INVENTORY_CAPACITY: sa.ColumnElement = capacity(
+    tables.inventories.c.total, tables.inventories.c.reserved,
+    float_as_read(tables.inventories.c.allocation_ratio))
 
 
 class IdList(NamedTuple):

@@ -28,11 +28,10 @@ import sqlalchemy as sa
 from sqlalchemy.engine import Connection
 
 from placement_wsgi import errors
-from placement_wsgi.capacity import capacity
 from placement_wsgi.db import tables
 from placement_wsgi.db.arrays import one_of
 from placement_wsgi.db.database import Database, RetryTransaction
-from placement_wsgi.db.rows import float_as_read
+from placement_wsgi.db.rows import INVENTORY_CAPACITY
 from placement_wsgi.objects import resource_class as resource_class_obj
 from placement_wsgi.objects.provider_insert import NewProvider, insert_providers
 from placement_wsgi.objects.provider_lookup import (
@@ -330,9 +329,10 @@ def _with_capacity(class_id: int, amount: int) -> sa.Select:
     """Ids of providers whose own inventory of ``class_id`` can take ``amount`` more.
 
     ``used + amount <= (total - reserved) * allocation_ratio`` and the amount
-    respects min_unit, max_unit and step_size. The ratio is taken as the driver
-    reads it (``float_as_read``), so that MariaDB's single-precision column gives
-    the product the allocation check computes in Python.
+    respects min_unit, max_unit and step_size. The capacity is
+    ``rows.INVENTORY_CAPACITY`` (the ratio as the driver reads it), so that
+    MariaDB's single-precision column gives the product the allocation check
+    computes in Python.
     """
     inventories = tables.inventories
     allocations = tables.allocations
@@ -349,8 +349,7 @@ def _with_capacity(class_id: int, amount: int) -> sa.Select:
         .where(
             inventories.c.resource_class_id == class_id,
             sa.func.coalesce(usage.c.used, 0) + requested
-            <= capacity(inventories.c.total, inventories.c.reserved,
-                        float_as_read(inventories.c.allocation_ratio)),
+            <= INVENTORY_CAPACITY,
             inventories.c.min_unit <= requested,
             inventories.c.max_unit >= requested,
             requested % inventories.c.step_size == 0,

@@ -1,7 +1,8 @@
 """The capacity the candidate engine has the database compute equals Python's, on every engine.
 
-``placement_wsgi.capacity.capacity`` on columns, with the ratio through
-``rows.float_as_read``, is what the candidate loader selects; Python's
+``rows.INVENTORY_CAPACITY`` (``placement_wsgi.capacity.capacity`` on columns,
+with the ratio through ``rows.float_as_read``) is what the candidate loader
+selects and the providers' ``resources`` filter compares against; Python's
 formula on the values a plain read gives is what the rest of the service
 (and the reference Placement) computes. Same float, so the same truncated
 capacity and the same ``used + amount <= capacity`` answers, including
@@ -15,7 +16,6 @@ import random
 
 import sqlalchemy as sa
 
-from placement_wsgi.candidates import loader
 from placement_wsgi.capacity import capacity, truncated
 from placement_wsgi.db import rows, tables
 from placement_wsgi.db.database import Database
@@ -56,7 +56,7 @@ def test_the_databases_capacity_is_pythons(database: Database) -> None:
     cases = _cases()
     _seed(database, cases)
     by_statement = rows.Statement(lambda classes: sa.select(
-        _inv.c.resource_provider_id, loader._CAPACITY).where(
+        _inv.c.resource_provider_id, rows.INVENTORY_CAPACITY).where(
         rows.in_ids(_inv.c.resource_class_id, classes)))
 
     def body(connection: sa.Connection) -> None:
@@ -70,9 +70,9 @@ def test_the_databases_capacity_is_pythons(database: Database) -> None:
         # plain read of the same expression
         for got in (dict(by_statement.rows(connection, [0])),
                     dict(rows.connection_rows(connection, sa.select(
-                        _inv.c.resource_provider_id, loader._CAPACITY))),
+                        _inv.c.resource_provider_id, rows.INVENTORY_CAPACITY))),
                     dict(tuple(row) for row in connection.execute(sa.select(
-                        _inv.c.resource_provider_id, loader._CAPACITY)))):
+                        _inv.c.resource_provider_id, rows.INVENTORY_CAPACITY)))):
             assert got == expected
             assert {provider: truncated(value) for provider, value in got.items()} == {
                 provider: truncated(value) for provider, value in expected.items()}
