@@ -47,10 +47,12 @@ from concurrent.futures import ThreadPoolExecutor
 from functools import partial
 from typing import Any, NamedTuple, TypeVar
 
+from sqlalchemy.engine import Engine
+
 from nova_reshape import exception
 from nova_reshape.compute.readback import WrittenTree, as_listed
 from nova_reshape.compute.tree_source import NodeState
-from nova_reshape.journal import journal_file, vouched
+from nova_reshape.journal import vouched
 from nova_reshape.journal.snapshot import Snapshot
 from nova_reshape.provider_tree import ProviderTree
 from nova_reshape.report import NESTED_PROVIDER_API_VERSION, SchedulerReportClient
@@ -276,13 +278,14 @@ class SurveyReader(ReportClientReader):
     per provider; every other read as the report client reads (module docstring)."""
 
     def __init__(self, placement: Placement, parallel: int = 1, whole: bool = True,
-                 journal: str | None = None) -> None:
+                 journal: Engine | None = None) -> None:
         super().__init__(placement, parallel)
         #: False: a surveyed node's allocations off its root are read only when the
         #: check needs them (:func:`~nova_reshape.compute.readers.check_read`).
         self.whole = whole
-        #: The journal file of earlier runs: a node it vouches for, listed as
-        #: recorded, is not read but its root's allocations (only when not ``whole``).
+        #: The journal file of earlier runs (the run's open engine on it): a node it
+        #: vouches for, listed as recorded, is not read but its root's allocations
+        #: (only when not ``whole``).
         self.journal = None if whole else journal
         self.survey: CloudSurvey | None = None
         self._surveyed: set[str] = set()
@@ -306,7 +309,7 @@ class SurveyReader(ReportClientReader):
         service = service_url(self.placement)
         if self.journal is None or self.survey is None or service is None:
             return {}
-        return journal_file.vouched_for(self.journal, [
+        return vouched.recorded(self.journal, [
             root for root in names if root not in self._surveyed and root in self.survey.trees],
             service)
 

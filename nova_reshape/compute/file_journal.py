@@ -26,6 +26,8 @@ from __future__ import annotations
 from collections.abc import Collection, Iterator, Mapping, Sequence
 from typing import Any
 
+from sqlalchemy.engine import Engine
+
 from nova_reshape.compute import writers
 from nova_reshape.compute.readback import WrittenTree, explains, listing_of
 from nova_reshape.compute.readers import NodeReader
@@ -33,6 +35,7 @@ from nova_reshape.compute.tree_source import NodeState
 from nova_reshape.journal import journal_file
 from nova_reshape.journal.http_io import whole_consumers
 from nova_reshape.journal.snapshot import Snapshot, of_tree
+from nova_reshape.transport.base import Placement
 from nova_reshape.transport.counting import CountingTransport
 from nova_reshape.transport.direct import on_database
 from nova_reshape.transport.http import service_url
@@ -84,7 +87,7 @@ class FileJournalWriter:
         self.keeper = keeper
         self.placement = placement
         self.journal = journal
-        self.engine = journal_file.open_journal(journal.file, create=True)
+        self.engine = journal.file
         #: The service written to: the one the outcomes vouch in.
         self.service = service_url(placement)
         self._before: dict[str, Snapshot] = {}
@@ -128,10 +131,21 @@ class FileJournalWriter:
         return checked
 
 
+def open_journal_file(placement: Placement, path: str | None) -> Engine | None:
+    """The engine of the journal file at ``path``, opened once for a run over HTTP
+    (None in-process on the database, or without a file): the run's reader looks
+    up what it vouches for and its writer journals the nodes, both on it. Opened
+    and kept for the run's life (per process in a parallel run); the command
+    checked the path before (:func:`~nova_reshape.cmd.journaled.journal_path`)."""
+    if path is None or on_database(placement) is not None:
+        return None
+    return journal_file.open_journal(path, create=True)
+
+
 def writer_for(placement: CountingTransport, reader: NodeReader,
                journal: writers.NodeJournal | None = None) -> writers.NodeWriter:
     """The run's writer (:func:`~nova_reshape.compute.writers.writer_for`), journaled in
-    ``journal.file`` when it names one and the run is over HTTP."""
+    the journal file of ``journal.file`` when it has one and the run is over HTTP."""
     if journal is None or journal.file is None or on_database(placement) is not None:
         return writers.writer_for(placement, reader, journal)
     keeper = ReadBackKeeper(reader)

@@ -46,7 +46,7 @@ from collections.abc import Callable, Collection, Iterable, Sequence
 from nova_reshape import exception
 from nova_reshape.compute import invariants, preflight, stream, writers
 from nova_reshape.compute.checked_plan import CheckedPlan, checked_plan, still_valid
-from nova_reshape.compute.file_journal import writer_for
+from nova_reshape.compute.file_journal import open_journal_file, writer_for
 from nova_reshape.compute.node_result import (
     CONFLICT,
     FAILED,
@@ -155,16 +155,17 @@ class Migration:
         self._refused = False
         #: How many nodes to check, as far as known (the described nodes arrive as a stream).
         self.expected = expected
+        journal_engine = open_journal_file(self.placement, settings.journal_file)
         #: Reads trees and allocations (in bulk on the database, else per node).
         self.reader = reader_for(self.placement, bulk, settings.batch_size,  # shown: every
-                                 settings.show is not None, settings.journal_file)  # usage
+                                 settings.show is not None, journal_engine)  # usage
         #: Where each node's root and the providers its check looks up are found.
         self.listing = listing_for(self.placement, bulk)
         #: Each checked node's host (node name -> host name), for the journal.
         self._hosts: dict[str, str] = {}
         self.writer = writer_for(self.placement, self.reader, None if settings.journal is None
                                  else NodeJournal(settings.journal, self._hosts,
-                                                  settings.journal_file))
+                                                  journal_engine))
         self._done = 0
         self._calls_seen = 0
 

@@ -33,6 +33,8 @@ from __future__ import annotations
 from collections.abc import Collection, Iterable, Iterator, Mapping, Sequence
 from typing import Any, Protocol
 
+from sqlalchemy.engine import Engine
+
 from nova_reshape import exception
 from nova_reshape.compute import preflight
 from nova_reshape.compute.api_reader import ReportClientReader, SurveyReader
@@ -171,7 +173,7 @@ def check_read(reader: NodeReader, node: Node, driver: DescribedDriver, state: N
 
 
 def reader_for(placement: Placement, bulk: BulkReader | None, batch_size: int,
-               whole: bool = True, journal: str | None = None) -> NodeReader:
+               whole: bool = True, journal: Engine | None = None) -> NodeReader:
     """The run's reader: bulk from ``bulk``, else from ``placement`` when it is
     in-process on the database, else per node through ``placement`` (a node's
     independent reads several at once when ``placement`` takes them; with

@@ -40,7 +40,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping, Sequence
 from typing import NamedTuple, Protocol
 
-from sqlalchemy.engine import Connection
+from sqlalchemy.engine import Connection, Engine
 
 from nova_reshape.compute import invariants, preflight, readback
 from nova_reshape.compute.execute import (
@@ -127,12 +127,13 @@ def _violations(node: WrittenNode, state: NodeState) -> list[invariants.Violatio
 
 class NodeJournal(NamedTuple):
     """Where a run journals its nodes: its run id (:mod:`nova_reshape.journal`),
-    each node's host (node name -> host name) and, over HTTP, the journal file
-    (:mod:`nova_reshape.compute.file_journal`; None: the Placement database)."""
+    each node's host (node name -> host name) and, over HTTP, the journal file's
+    engine, open for the run (:func:`~nova_reshape.compute.file_journal.
+    open_journal_file`; None: the Placement database)."""
 
     run_id: str
     hosts: Mapping[str, str]
-    file: str | None = None
+    file: Engine | None = None
 
 
 class InTransactionWriter:

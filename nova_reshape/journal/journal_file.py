@@ -30,7 +30,7 @@ import datetime
 import json
 import os
 import sqlite3
-from collections.abc import Collection, Iterator, Sequence
+from collections.abc import Iterator, Sequence
 from typing import NamedTuple
 
 import sqlalchemy as sa
@@ -132,20 +132,6 @@ def add_tables(engine: Engine) -> None:
     with engine.begin() as connection:
         intents.create(connection, checkfirst=True)
         vouched.create(connection)
-
-
-def vouched_for(path: str, roots: Collection[str], placement: str) -> dict[str, Snapshot]:
-    """root -> the recorded "after" the file at ``path`` vouches for in the service
-    at ``placement``, for each of ``roots`` that has one
-    (:func:`~nova_reshape.journal.vouched.recorded`); none while the file does
-    not exist yet."""
-    if not os.path.exists(path):
-        return {}
-    engine = open_journal(path, create=False)
-    try:
-        return vouched.recorded(engine, roots, placement)
-    finally:
-        engine.dispose()
 
 
 def _document(snapshot: Snapshot) -> str:

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from nova_reshape import journal
 from nova_reshape.compute import migrate
-from nova_reshape.journal import http_io, journal_file
+from nova_reshape.journal import http_io, journal_file, vouched
 from nova_reshape.journal.snapshot import differences
 from nova_reshape.transport import http_placement
 from nova_reshape.transport.http import service_url
@@ -122,9 +122,9 @@ def test_an_outcome_vouches_only_when_the_listing_was_its_read_back(db_url, tmp_
         assert len(touched) == 1
         roots = {entry.root: entry for entry in journal.entries(engine, run.run_id)}
         assert touched[0] in roots
-        found = journal_file.vouched_for(path, list(roots), here)
+        found = vouched.recorded(engine, list(roots), here)
         assert found == {root: entry.after for root, entry in roots.items()
                          if root != touched[0]}
-        assert journal_file.vouched_for(path, list(roots), "http://elsewhere:8778") == {}
+        assert vouched.recorded(engine, list(roots), "http://elsewhere:8778") == {}
     finally:
         engine.dispose()

@@ -52,7 +52,6 @@ def test_the_last_outcome_vouches_until_the_node_is_written_again(tmp_path):
     revert) or an outcome that does not vouch ends it; a file opened for a
     revert gets the table it lacks."""
     path = str(tmp_path / "j.sqlite")
-    assert journal_file.vouched_for(path, [ROOT], HERE) == {}  # no file yet
     engine = journal_file.open_journal(path, create=True)
     try:
         with journal.recording(engine, "migrate_compute_inventory", "m", {},
@@ -60,22 +59,22 @@ def test_the_last_outcome_vouches_until_the_node_is_written_again(tmp_path):
             journal_file.record_intent(engine, first.run_id, "cmp", "cmp", _snapshot(total=1),
                                        _snapshot())
             _outcome(engine, first.run_id, _snapshot(), HERE)
-        assert journal_file.vouched_for(path, [ROOT, CHILD], HERE) == {ROOT: _snapshot()}
-        assert journal_file.vouched_for(path, [ROOT], ELSEWHERE) == {}
+        assert vouched.recorded(engine, [ROOT, CHILD], HERE) == {ROOT: _snapshot()}
+        assert vouched.recorded(engine, [ROOT], ELSEWHERE) == {}
 
         with journal.recording(engine, "revert", "r", {}, custom_names=NAMES) as revert:
             journal_file.record_intent(engine, revert.run_id, "cmp", "cmp", _snapshot(),
                                        _snapshot(total=1))
-        assert journal_file.vouched_for(path, [ROOT], HERE) == {}
+        assert vouched.recorded(engine, [ROOT], HERE) == {}
 
         with journal.recording(engine, "migrate_compute_inventory", "m", {},
                                custom_names=NAMES) as again:
             _outcome(engine, again.run_id, _snapshot(generation=9), HERE)
-        assert journal_file.vouched_for(path, [ROOT], HERE) == {ROOT: _snapshot(generation=9)}
+        assert vouched.recorded(engine, [ROOT], HERE) == {ROOT: _snapshot(generation=9)}
         with journal.recording(engine, "migrate_compute_inventory", "m", {},
                                custom_names=NAMES) as last:  # read back in full
             _outcome(engine, last.run_id, _snapshot(generation=10), None)
-        assert journal_file.vouched_for(path, [ROOT], HERE) == {}
+        assert vouched.recorded(engine, [ROOT], HERE) == {}
     finally:
         engine.dispose()
 
@@ -86,7 +85,7 @@ def test_a_file_written_before_the_table_vouches_for_nothing(tmp_path):
     try:
         with engine.begin() as connection:
             connection.execute(sa.text(f"DROP TABLE {vouched.vouched.name}"))
-        assert journal_file.vouched_for(path, [ROOT], HERE) == {}
+        assert vouched.recorded(engine, [ROOT], HERE) == {}
         journal_file.add_tables(engine)  # what a revert writing in the file does first
         with journal.recording(engine, "revert", "r", {}, custom_names=NAMES) as revert:
             journal_file.record_intent(engine, revert.run_id, "cmp", "cmp", _snapshot(),
