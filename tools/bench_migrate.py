@@ -9,8 +9,9 @@ Placement API would write, 500 hosts per transaction, a few ms per node;
 node on PostgreSQL; not part of the measured migration either way), then
 runs the migrate_compute_inventory flow through PlacementDirect on the
 database and reports wall time, CPU seconds (in total and per node),
-Placement calls per node and peak memory (maximum resident set size of
-the process and of its largest worker). Targets (issue 16): 10,000 nodes in
+Placement calls per node and peak memory (each process's own high-water
+mark, ``VmHWM``, read by tools/process_peaks.py: this process's and each
+worker's, never a worker's parent's memory at spawn). Targets (issue 16): 10,000 nodes in
 at most 5 minutes on PostgreSQL and MariaDB, at most 30 CPU-ms per node,
 the cost per node flat from 1,000 to 10,000 nodes. Not a test.
 
@@ -51,7 +52,6 @@ import functools
 import json
 import os
 import pstats
-import resource
 import signal
 import socket
 import subprocess
@@ -67,6 +67,7 @@ sys.path.insert(0, TOOLS)
 
 import bench_transport  # noqa: E402
 import generate_deployment  # noqa: E402
+import process_peaks  # noqa: E402
 import requests  # noqa: E402
 import sqlalchemy as sa  # noqa: E402
 
@@ -82,9 +83,9 @@ from placement_wsgi.db import tables  # noqa: E402
 from placement_wsgi.direct import PlacementDirect  # noqa: E402
 
 
-def peak_rss_mb(who: int = resource.RUSAGE_SELF) -> float:
-    """Peak resident set size so far of this process, or of its largest child (KiB on Linux)."""
-    return resource.getrusage(who).ru_maxrss / 1024
+def peak_rss_mb() -> float:
+    """This process's own peak resident set size so far, in MB (its ``VmHWM``)."""
+    return process_peaks.high_water_kb(os.getpid()) / 1024
 
 
 #: Local servers ``--engine`` creates a throwaway database on.
@@ -177,9 +178,9 @@ def cpu_seconds_since(before: os.times_result) -> float:
 
 
 @contextlib.contextmanager
-def gunicorn(database: str, directory: str, workers: int) -> Iterator[tuple[str, str]]:
-    """The Placement service on ``database`` under gunicorn (noauth2): its URL and
-    its access log's path; stopped (SIGTERM to the process it started) afterwards."""
+def gunicorn(database: str, directory: str, workers: int) -> Iterator[tuple[str, str, int]]:
+    """The Placement service on ``database`` under gunicorn (noauth2): its URL, access
+    log's path and pid; stopped (SIGTERM to the process it started) afterwards."""
     with socket.socket() as probe:
         probe.bind(("127.0.0.1", 0))
         port = probe.getsockname()[1]
@@ -203,7 +204,7 @@ def gunicorn(database: str, directory: str, workers: int) -> Iterator[tuple[str,
                 if time.monotonic() > deadline or server.poll() is not None:
                     raise RuntimeError("gunicorn did not answer GET / within 60 s") from None
                 time.sleep(0.2)
-        yield url, access_log
+        yield url, access_log, server.pid
     finally:
         server.send_signal(signal.SIGTERM)
         try:
@@ -314,14 +315,18 @@ def generate(database: str, hosts_dir: str, nodes: int, gpus: int, instances: in
 
 def over_http(database: str, directory: str, hosts: Iterable[Host], workers: int,
               progress: Progress, http_workers: int, extra: dict[str, object],
-              tally: Tally, expected: int) -> tuple[float, float, int]:
+              tally: Tally, expected: int,
+              peaks: process_peaks.Sampler) -> tuple[float, float, int]:
     """Migrate ``hosts`` through gunicorn on ``database``: when the migration
     started and its seconds (the service's start and stop are not timed), and the
-    run's call count; ``extra`` gets the requests gunicorn's access log counted."""
-    with gunicorn(database, directory, http_workers) as (url, access_log):
+    run's call count; ``extra`` gets the requests gunicorn's access log counted.
+    ``peaks`` samples the run's workers (the service's processes left out)."""
+    with gunicorn(database, directory, http_workers) as (url, access_log, server):
+        peaks.exclude.append(server)
         start = time.monotonic()
-        calls = migrate_hosts(database, directory, hosts, f"http:{url}", workers,
-                              None, progress, tally, expected)
+        with peaks:
+            calls = migrate_hosts(database, directory, hosts, f"http:{url}", workers,
+                                  None, progress, tally, expected)
         seconds = time.monotonic() - start
     with open(access_log, encoding="utf-8") as lines:
         extra["served_requests"] = sum(1 for _ in lines) - 1  # - the readiness GET /
@@ -355,19 +360,21 @@ def bench(database: str, directory: str, nodes: int, gpus: int, instances: int,
     cpu_before = os.times()
     profiler = cProfile.Profile() if profile and workers <= 1 else None
     tally = Tally()
+    peaks = process_peaks.Sampler()  # the workers' own peaks
     if transport == "http":
         start, migrated, calls = over_http(database, directory, iter_hosts(files), workers,
-                                           progress, http_workers, extra, tally, len(files))
+                                           progress, http_workers, extra, tally, len(files),
+                                           peaks)
     else:
         start = time.monotonic()
-        with statements.counting(count_statements, nodes, extra):
+        with peaks, statements.counting(count_statements, nodes, extra):
             calls = migrate_hosts(database, directory, iter_hosts(files), transport, workers,
                                   profiler, progress, tally, len(files))
         migrated = time.monotonic() - start
     if profile and profiler is not None:
         profiler.dump_stats(profile)
         extra["layers"] = bench_transport.layers(pstats.Stats(profiler), migrated)
-    cpu = cpu_seconds_since(cpu_before)
+    cpu = cpu_seconds_since(cpu_before) - peaks.cpu_seconds  # not the sampling's
     counts = tally.counts
     return {
         **generation, "transport": transport, "workers": workers,
@@ -381,14 +388,21 @@ def bench(database: str, directory: str, nodes: int, gpus: int, instances: int,
         "cpu_ms_per_node": round(1000 * cpu / nodes, 1),
         "nodes_per_second": round(nodes / migrated, 1),
         "placement_calls": calls, "placement_calls_per_node": round(calls / nodes, 1),
-        "peak_rss_mb_after_generate": round(rss_before, 1),
-        "peak_rss_mb": round(peak_rss_mb(), 1),
-        "peak_rss_mb_worker": round(peak_rss_mb(resource.RUSAGE_CHILDREN), 1),
+        "peak_rss_mb_after_generate": round(rss_before, 1), **memory(peaks),
         "outcome": counts,
         "wall_seconds_at_this_rate_for_10000_nodes": round(
             (migrated + loaded) * 10000 / nodes, 0),
         **extra,
     }
+
+
+def memory(peaks: process_peaks.Sampler) -> dict[str, object]:
+    """This process's peak and each worker's own (``peaks``: the run's sample; none
+    in one process; multiprocessing's small resource tracker counts as one)."""
+    workers_mb = sorted((round(kib / 1024, 1) for kib in peaks.peaks.values()), reverse=True)
+    return {"peak_rss_mb": round(peak_rss_mb(), 1),
+            "peak_rss_mb_worker": workers_mb[0] if workers_mb else None,
+            "peak_rss_mb_each_worker": workers_mb}
 
 
 def deployment_arguments(parser: argparse.ArgumentParser) -> None:

@@ -8,7 +8,10 @@ figure of every later run by its own size. Each process's ``VmHWM`` (the
 high-water mark of its own address space since ``exec``) is the command's
 own: :func:`run_sampled` reads it for the command and every descendant
 every ``interval`` seconds while the command runs and keeps the largest
-per process. A process living shorter than ``interval`` can be missed.
+per process; :class:`Sampler` does the same for a benchmark that runs the
+command in-process (its worker processes are its own children). A process
+living shorter than ``interval`` can be missed, and so can what one adds in
+its last ``interval``.
 """
 
 from __future__ import annotations
@@ -16,6 +19,7 @@ from __future__ import annotations
 import os
 import signal
 import subprocess
+import threading
 import time
 from collections.abc import Sequence
 from typing import Any, NamedTuple
@@ -44,9 +48,11 @@ def _children() -> dict[int, list[int]]:
     return children
 
 
-def descendants(pid: int) -> list[int]:
-    """``pid`` and every process below it."""
-    children = _children()
+def descendants(pid: int, children: dict[int, list[int]] | None = None) -> list[int]:
+    """``pid`` and every process below it (in ``children``: a :func:`_children` map
+    read once for several look-ups; default: read now)."""
+    if children is None:
+        children = _children()
     found, waiting = [], [pid]
     while waiting:
         current = waiting.pop()
@@ -87,3 +93,47 @@ def run_sampled(command: Sequence[str], timeout: float | None = None,
     process.wait()
     return SampledRun(process.returncode, round(max(peaks.values(), default=0) / 1024, 1),
                       killed)
+
+
+class Sampler:
+    """The peaks of this process's descendants, sampled every ``interval`` seconds
+    in a thread while the ``with`` block runs: the workers of a run started
+    in-process. The trees of the pids in ``exclude`` (a service the benchmark
+    started, say) are left out.
+
+    ``peaks``: pid -> the process's own peak in KiB (its ``VmHWM``, never its
+    parent's memory at fork); ``cpu_seconds``: the sampling thread's own CPU
+    time, for a benchmark to take off its process's.
+    """
+
+    def __init__(self, interval: float = 0.25, exclude: Sequence[int] = ()) -> None:
+        self.interval = interval
+        self.exclude = list(exclude)
+        self.peaks: dict[int, int] = {}
+        self.cpu_seconds = 0.0
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._run, name="process-peaks", daemon=True)
+
+    def sample(self) -> None:
+        """Read each descendant's ``VmHWM`` once, keeping the largest per process."""
+        children = _children()
+        me = os.getpid()
+        left_out = {pid for root in self.exclude for pid in descendants(root, children)}
+        for pid in descendants(me, children):
+            if pid != me and pid not in left_out:
+                self.peaks[pid] = max(self.peaks.get(pid, 0), high_water_kb(pid))
+
+    def _run(self) -> None:
+        start = time.thread_time()
+        while not self._stop.wait(self.interval):
+            self.sample()
+        self.sample()
+        self.cpu_seconds = time.thread_time() - start
+
+    def __enter__(self) -> Sampler:
+        self._thread.start()
+        return self
+
+    def __exit__(self, *exc_info: object) -> None:
+        self._stop.set()
+        self._thread.join()

@@ -69,3 +69,30 @@ def test_descendants_lists_the_whole_tree() -> None:
 @pytest.mark.parametrize("pid", [0, 2**22 + 7])
 def test_a_process_gone_or_without_memory_reads_zero(pid: int) -> None:
     assert process_peaks.high_water_kb(pid) == 0
+
+
+def test_the_sampler_keeps_each_child_own_peak_not_this_process_memory() -> None:
+    held = bytearray(300 * 2**20)
+    held[::4096] = b"x" * len(held[::4096])
+    with process_peaks.Sampler(interval=0.05) as sampler:
+        subprocess.run([sys.executable, "-c", GROWS + "; import time; time.sleep(0.5)"],
+                       check=True)
+    del held
+    peaks_mb = sorted(kib / 1024 for kib in sampler.peaks.values())
+    assert len(peaks_mb) == 2  # the child and its grandchild
+    assert peaks_mb[0] < 100 and 110 <= peaks_mb[1] < 250
+    assert sampler.cpu_seconds > 0
+
+
+def test_the_sampler_leaves_out_the_trees_it_is_told_to() -> None:
+    service = subprocess.Popen([sys.executable, "-c", "import subprocess, sys; "
+                                "subprocess.run([sys.executable, '-c', 'import time; "
+                                "time.sleep(30)'])"], start_new_session=True)
+    try:
+        with process_peaks.Sampler(interval=0.05, exclude=[service.pid]) as sampler:
+            subprocess.run([sys.executable, "-c", "import time; time.sleep(0.3)"], check=True)
+        assert service.pid not in sampler.peaks
+        assert len(sampler.peaks) == 1
+    finally:
+        os.killpg(service.pid, signal.SIGKILL)
+        service.wait()
