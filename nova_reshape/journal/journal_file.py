@@ -18,9 +18,11 @@ written again after a generation conflict gets a new intent in place of
 the old one (one intent per node and run).
 
 Path mistakes are :class:`JournalFileError` (one line): a missing
-directory, a directory, a file that is not a journal, a file that cannot
-be written. :func:`open_journal` creates a file only when asked to
-(``create``): ``runs`` and ``revert`` never create one.
+directory, a directory, a file that is not a journal (an empty one
+included: a run never writes over an existing file that is not its
+journal), a damaged journal, a file that cannot be written.
+:func:`open_journal` creates a file only when asked to (``create``):
+``runs`` and ``revert`` never create one.
 """
 
 from __future__ import annotations
@@ -73,18 +75,29 @@ def default_path(report: str | None) -> str:
     return os.path.join(directory, DEFAULT_NAME)
 
 
-def _is_journal(path: str) -> bool:
-    """Whether ``path`` is a SQLite file holding a journal (read only, nothing created)."""
+def _check_journal(path: str) -> None:
+    """:class:`JournalFileError` unless ``path`` is a SQLite file holding a journal
+    whose version can be read (read only, nothing created)."""
     try:
         connection = sqlite3.connect(f"file:{path}?mode=ro", uri=True)
+    except sqlite3.DatabaseError as error:
+        raise JournalFileError(f"journal {path}: cannot be read ({error})") from error
+    try:
         try:
-            return connection.execute(
+            found = connection.execute(
                 "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?",
                 (schema.VERSION_TABLE,)).fetchone() is not None
-        finally:
-            connection.close()
-    except sqlite3.DatabaseError:
-        return False
+        except sqlite3.DatabaseError:  # "file is not a database"
+            found = False
+        if not found:
+            raise JournalFileError(f"journal {path}: not a nova-reshape journal")
+        try:
+            connection.execute(f"SELECT version FROM {schema.VERSION_TABLE}").fetchall()
+        except sqlite3.DatabaseError as error:  # "database disk image is malformed"
+            raise JournalFileError(f"journal {path}: a damaged nova-reshape journal "
+                                   f"({error})") from error
+    finally:
+        connection.close()
 
 
 def check_path(path: str, *, create: bool) -> None:
@@ -101,17 +114,20 @@ def check_path(path: str, *, create: bool) -> None:
         if not os.access(directory, os.W_OK):
             raise JournalFileError(f"journal {path}: cannot create a file in {directory}")
         return
-    if os.path.getsize(path) and not _is_journal(path):
-        raise JournalFileError(f"journal {path}: not a nova-reshape journal")
-    if not os.path.getsize(path) and not create:
+    if not os.path.getsize(path):
         raise JournalFileError(f"journal {path}: empty, not a nova-reshape journal")
+    _check_journal(path)
     if create and not os.access(path, os.W_OK):
         raise JournalFileError(f"journal {path}: cannot be written")
 
 
 def open_journal(path: str, *, create: bool) -> Engine:
     """The journal file's engine, checked (:func:`check_path`); with ``create`` its
-    tables are made (a new file) or brought to head. The caller disposes of it."""
+    tables are made (a new file) or brought to head. The caller disposes of it.
+
+    SQLite's refusals of the file on that first write (a read-only file or
+    directory, a full disk: ``OperationalError``; a file damaged since the
+    check: ``DatabaseError``, its parent) are :class:`JournalFileError` too."""
     check_path(path, create=create)
     engine = sa.create_engine(f"sqlite:///{os.path.abspath(path)}",
                               connect_args={"timeout": BUSY_TIMEOUT})
@@ -119,10 +135,11 @@ def open_journal(path: str, *, create: bool) -> Engine:
         try:
             schema.ensure(engine)
             add_tables(engine)
-        except sa.exc.OperationalError as error:
+        except sa.exc.DatabaseError as error:
             engine.dispose()
-            raise JournalFileError(f"journal {path}: cannot be written "
-                                   f"({error.orig})") from error
+            why = ("cannot be written" if isinstance(error, sa.exc.OperationalError)
+                   else "a damaged nova-reshape journal")
+            raise JournalFileError(f"journal {path}: {why} ({error.orig})") from error
     return engine
 
 

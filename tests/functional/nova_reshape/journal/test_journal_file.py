@@ -71,3 +71,17 @@ def test_an_intent_is_replaced_and_an_outcome_closes_it(tmp_path):
     finally:
         engine.dispose()
     journal_file.open_journal(path, create=False).dispose()  # a journal now
+
+
+def test_a_file_spoiled_between_the_check_and_the_first_write_is_one_line(tmp_path,
+                                                                          monkeypatch):
+    """SQLite's "file is not a database" is a DatabaseError, not an OperationalError:
+    the first write's refusal of a file that passed the check is a JournalFileError."""
+    path = tmp_path / "j.sqlite"
+    path.write_text("not sqlite\n")
+    monkeypatch.setattr(journal_file, "check_path", lambda path, create: None)
+    with pytest.raises(journal_file.JournalFileError) as raised:
+        journal_file.open_journal(str(path), create=True)
+    assert str(raised.value) == (f"journal {path}: a damaged nova-reshape journal "
+                                 "(file is not a database)")
+    assert path.read_text() == "not sqlite\n"
