@@ -77,9 +77,12 @@ def default_path(report: str | None) -> str:
 
 def _check_journal(path: str) -> None:
     """:class:`JournalFileError` unless ``path`` is a SQLite file holding a journal
-    whose version can be read (read only, nothing created)."""
+    whose version can be read (nothing created). Opened for writing when it may be
+    written: SQLite rolls back the transaction a killed run left (its ``-journal``
+    file) before any read, and only a writer can."""
+    mode = "rw" if os.access(path, os.W_OK) else "ro"
     try:
-        connection = sqlite3.connect(f"file:{path}?mode=ro", uri=True)
+        connection = sqlite3.connect(f"file:{path}?mode={mode}", uri=True, timeout=BUSY_TIMEOUT)
     except sqlite3.DatabaseError as error:
         raise JournalFileError(f"journal {path}: cannot be read ({error})") from error
     try:
@@ -87,6 +90,8 @@ def _check_journal(path: str) -> None:
             found = connection.execute(
                 "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?",
                 (schema.VERSION_TABLE,)).fetchone() is not None
+        except sqlite3.OperationalError as error:  # locked, or read-only with a -journal
+            raise JournalFileError(f"journal {path}: cannot be read ({error})") from error
         except sqlite3.DatabaseError:  # "file is not a database"
             found = False
         if not found:

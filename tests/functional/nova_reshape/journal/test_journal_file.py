@@ -3,8 +3,11 @@
 from __future__ import annotations
 
 import os
+import subprocess
+import sys
 
 import pytest
+import sqlalchemy as sa
 
 from nova_reshape import journal
 from nova_reshape.journal import journal_file
@@ -85,3 +88,39 @@ def test_a_file_spoiled_between_the_check_and_the_first_write_is_one_line(tmp_pa
     assert str(raised.value) == (f"journal {path}: a damaged nova-reshape journal "
                                  "(file is not a database)")
     assert path.read_text() == "not sqlite\n"
+
+
+#: A writer killed in the middle of a transaction on the file: SQLite's rollback
+#: journal (``FILE-journal``) stays behind, "hot", for the next writer to roll back.
+KILLED_WRITER = """
+import sqlite3, sys, time
+connection = sqlite3.connect(sys.argv[1], isolation_level=None)
+connection.execute("PRAGMA cache_size = 1")  # spill to the file before the commit
+connection.execute("BEGIN")
+connection.execute("CREATE TABLE half_written (x)")
+for _ in range(20000):
+    connection.execute("INSERT INTO half_written VALUES (?)", ("x" * 200,))
+print("writing", flush=True)
+time.sleep(60)
+"""
+
+
+def test_a_journal_a_killed_writer_left_mid_transaction_is_still_a_journal(tmp_path):
+    """A run or revert killed while committing to the file leaves its transaction for
+    the next writer to roll back: ``runs`` and ``revert`` must still take the file."""
+    path = str(tmp_path / "j.sqlite")
+    journal_file.open_journal(path, create=True).dispose()
+    writer = subprocess.Popen([sys.executable, "-c", KILLED_WRITER, path],
+                              stdout=subprocess.PIPE, text=True)
+    assert writer.stdout.readline() == "writing\n"
+    writer.kill()
+    writer.wait()
+    assert os.path.exists(path + "-journal")
+    journal_file.check_path(path, create=False)
+    engine = journal_file.open_journal(path, create=False)
+    try:
+        assert journal.list_runs(engine) == []
+        with engine.connect() as connection:
+            assert not sa.inspect(connection).has_table("half_written")
+    finally:
+        engine.dispose()
