@@ -1,11 +1,13 @@
 """nova-reshape-manage migrate_compute_inventory on a wrong Placement database or
 configuration: one line, its exit status, a JSON error with --format json, nothing
-created; on every enabled engine. In-process ``main()`` calls."""
+created; the journal's commands in-process (``placement runs``, ``placement
+revert``) likewise; on every enabled engine. In-process ``main()`` calls."""
 
 from __future__ import annotations
 
 import io
 import json
+import os
 import pathlib
 
 import pytest
@@ -58,6 +60,36 @@ def test_every_wrong_placement_database_is_one_line_before_anything_else(
     else:
         assert out == ""
     assert bad_database.created() == ""
+
+
+JOURNAL_COMMANDS = [("runs",), ("runs", "show", "x"), ("revert", "x"),
+                    ("revert", "x", "--dry-run")]
+
+
+@pytest.mark.parametrize("argv", JOURNAL_COMMANDS, ids=" ".join)
+def test_the_journal_commands_on_a_wrong_placement_database_are_one_line(
+        tmp_path_factory: pytest.TempPathFactory, bad_database: BadDatabase,  # noqa: F811
+        argv: tuple[str, ...]) -> None:
+    conf = tmp_path_factory.mktemp("inputs") / "placement.conf"
+    conf.write_text(f"[placement_database]\nconnection = {bad_database.url}\n")
+    code, out, err = _main("--config-file", str(conf), "placement", *argv)
+    expected = manage.EXIT_FAILED if bad_database.transient else manage.EXIT_BAD_INPUT
+    assert (code, out) == (expected, "")
+    line = assert_one_error_line(err, "nova-reshape-manage", bad_database)
+    assert line.startswith("nova-reshape-manage: error: database ")
+    assert bad_database.created() == ""
+
+
+@pytest.mark.parametrize("argv", JOURNAL_COMMANDS, ids=" ".join)
+def test_a_misspelt_engine_is_one_line_and_bad_input(tmp_path: pathlib.Path,
+                                                    argv: tuple[str, ...]) -> None:
+    conf = tmp_path / "placement.conf"
+    conf.write_text("[placement_database]\nconnection = postgrs://placement@db/placement\n")
+    code, out, err = _main("--config-file", str(conf), "placement", *argv)
+    assert (code, out) == (manage.EXIT_BAD_INPUT, "")
+    line = assert_one_error_line(err, "nova-reshape-manage")
+    assert "unsupported database 'postgrs'" in line
+    assert os.listdir(tmp_path) == ["placement.conf"]
 
 
 @pytest.mark.parametrize(("content", "fragment"), BAD_CONFIG_FILES)
