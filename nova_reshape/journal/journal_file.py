@@ -107,7 +107,7 @@ def _check_journal(path: str) -> None:
 
 def check_path(path: str, *, create: bool) -> None:
     """:class:`JournalFileError` when ``path`` cannot serve as the journal: written by
-    a run (``create``: a new file, or an existing journal) or only read."""
+    a run (``create``: a new or empty file, or an existing journal) or only read."""
     directory = os.path.dirname(os.path.abspath(path))
     if not os.path.isdir(directory):
         raise JournalFileError(f"journal {path}: the directory {directory} does not exist")
@@ -120,7 +120,14 @@ def check_path(path: str, *, create: bool) -> None:
             raise JournalFileError(f"journal {path}: cannot create a file in {directory}")
         return
     if not os.path.getsize(path):
-        raise JournalFileError(f"journal {path}: empty, not a nova-reshape journal")
+        # ``J=$(mktemp)`` then ``--journal "$J"``: an empty file is a new journal
+        # for a run that writes one (SQLite takes it as an empty database), and
+        # holds no run for a command that only reads.
+        if not create:
+            raise JournalFileError(f"journal {path}: empty, not a nova-reshape journal")
+        if not os.access(path, os.W_OK):
+            raise JournalFileError(f"journal {path}: cannot be written")
+        return
     _check_journal(path)
     if create and not os.access(path, os.W_OK):
         raise JournalFileError(f"journal {path}: cannot be written")

@@ -101,6 +101,8 @@ def test_a_file_that_is_not_a_journal_is_one_line_and_left_as_it_was(cloud, tmp_
     }
     for command, run in commands.items():
         for name, reason in reasons.items():
+            if command == "migration over HTTP" and name == "empty.sqlite":
+                continue  # a new journal (the next test)
             path = str(directory / name)
             code, text, err = run(path)
             assert (code, text) == (manage.EXIT_BAD_INPUT, ""), (command, name, err)
@@ -111,6 +113,15 @@ def test_a_file_that_is_not_a_journal_is_one_line_and_left_as_it_was(cloud, tmp_
                 assert line.endswith(f"journal {path}: {reason}"), (command, line)
             assert _contents(directory) == before, (command, name)
     assert normalized_dump(cloud.db_url) == cloud.before  # nothing was migrated
+
+
+def test_an_empty_file_takes_a_new_journal(cloud):
+    """``J=$(mktemp)`` then ``--journal "$J"``: the run journals into it, and reverts."""
+    pathlib.Path(cloud.journal).write_bytes(b"")
+    run_id = migrated(cloud)
+    code, report = cloud.revert(run_id)
+    assert code == 0, report
+    assert normalized_dump(cloud.db_url) == cloud.before
 
 
 def test_a_read_only_journal_cannot_take_a_revert(cloud, tmp_path):
