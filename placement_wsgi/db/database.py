@@ -31,6 +31,8 @@ import sqlalchemy as sa
 from sqlalchemy import event, exc
 from sqlalchemy.engine import Connection, Engine
 
+from placement_wsgi.db.idle_ping import ping_when_idle
+
 LOG = logging.getLogger(__name__)
 
 T = TypeVar("T")
@@ -205,7 +207,6 @@ class Database:
                 max_overflow=max_overflow,
                 pool_timeout=pool_timeout,
                 pool_recycle=pool_recycle,
-                pool_pre_ping=True,
                 isolation_level="READ COMMITTED",
             )
             if self.dialect == "postgresql":
@@ -218,6 +219,9 @@ class Database:
                 kwargs["connect_args"] = {"prepare_threshold": None}
         self.engine = sa.create_engine(self.url, **kwargs)
         _LIVE_ENGINES.add(self.engine)
+        if self.dialect != "sqlite":
+            # pool_pre_ping's check of every checkout, for idle connections only.
+            ping_when_idle(self.engine)
         if self.dialect == "sqlite":
             self._configure_sqlite(sqlite_busy_timeout_ms, sqlite_synchronous)
         elif self.dialect in ("mysql", "mariadb") and mysql_sql_mode:

@@ -348,16 +348,33 @@ class ConsumerView:
     last_modified: datetime.datetime | None
 
 
+#: The two reads of :func:`consumer_views` without their consumers, built once
+#: (about 0.1 CPU-ms each; a Select is immutable, ``.where()`` returns a new one):
+#: GET /allocations/{consumer} is the migration's most frequent request.
+_CONSUMER_ALLOCATIONS = (
+    sa.select(_allocations.c.consumer_id, _providers.c.uuid, _providers.c.generation,
+              _classes.c.name, _allocations.c.used, _allocations.c.created_at)
+    .join(_providers, _providers.c.id == _allocations.c.resource_provider_id)
+    .join(_classes, _classes.c.id == _allocations.c.resource_class_id))
+_CONSUMER_OWNERS = (
+    sa.select(tables.consumers.c.uuid,
+              tables.projects.c.external_id.label("project"),
+              tables.users.c.external_id.label("user"),
+              tables.consumers.c.generation,
+              tables.consumer_types.c.name.label("consumer_type"))
+    .select_from(tables.consumers
+                 .join(tables.projects, tables.projects.c.id == tables.consumers.c.project_id)
+                 .join(tables.users, tables.users.c.id == tables.consumers.c.user_id)
+                 .outerjoin(tables.consumer_types,
+                            tables.consumer_types.c.id == tables.consumers.c.consumer_type_id)))
+
+
 def consumer_views(connection: Connection,
                    consumers: sa.Select | Sequence[str]) -> dict[str, ConsumerView]:
     """consumer uuid -> its GET /allocations view, for the consumers ``consumers``
     names (uuids, or a SELECT of uuids); consumers without allocations are absent."""
-    rows = connection.execute(
-        sa.select(_allocations.c.consumer_id, _providers.c.uuid, _providers.c.generation,
-                  _classes.c.name, _allocations.c.used, _allocations.c.created_at)
-        .join(_providers, _providers.c.id == _allocations.c.resource_provider_id)
-        .join(_classes, _classes.c.id == _allocations.c.resource_class_id)
-        .where(one_of(connection, _allocations.c.consumer_id, consumers))).all()
+    rows = connection.execute(_CONSUMER_ALLOCATIONS.where(
+        one_of(connection, _allocations.c.consumer_id, consumers))).all()
     allocations: dict[str, dict[str, dict[str, Any]]] = {}
     latest: dict[str, datetime.datetime] = {}
     # Plain tuples, one dict lookup per level: the tree reads go through
@@ -374,19 +391,8 @@ def consumer_views(connection: Connection,
             latest[consumer] = created_at
     if not allocations:
         return {}
-    owners = {row.uuid: row for row in connection.execute(
-        sa.select(tables.consumers.c.uuid,
-                  tables.projects.c.external_id.label("project"),
-                  tables.users.c.external_id.label("user"),
-                  tables.consumers.c.generation,
-                  tables.consumer_types.c.name.label("consumer_type"))
-        .select_from(tables.consumers
-                     .join(tables.projects,
-                           tables.projects.c.id == tables.consumers.c.project_id)
-                     .join(tables.users, tables.users.c.id == tables.consumers.c.user_id)
-                     .outerjoin(tables.consumer_types, tables.consumer_types.c.id
-                                == tables.consumers.c.consumer_type_id))
-        .where(one_of(connection, tables.consumers.c.uuid, consumers))).all()}
+    owners = {row.uuid: row for row in connection.execute(_CONSUMER_OWNERS.where(
+        one_of(connection, tables.consumers.c.uuid, consumers))).all()}
     views = {}
     for consumer, held in allocations.items():
         owner = owners.get(consumer)

@@ -4,7 +4,8 @@ The service reaches its database through :class:`tests.fixtures.tcp_proxy.TcpPro
 A connection cut in the middle of a claim (``PUT /allocations/{consumer}``)
 is retried in a fresh transaction and succeeds, exactly once; a database
 that stays down is a 503 with ``Retry-After`` and nothing written; once it
-is back the same app serves again (the pool pre-pings), no restart.
+is back the same app serves again (the pool pings idle connections and
+retries on a new one), no restart.
 """
 
 from __future__ import annotations
