@@ -178,6 +178,8 @@ class Formatter:
         resources_of = summary.resources
         traits_of = summary.traits
         quoted = self._quote_all()
+        # a parent's text by one look-up: its quoted uuid, ``null`` for a root
+        parent_text: dict[int | None, str] = {**quoted, None: "null"} if with_tree else {}
         written_resources: dict[tuple, str] = {}
         written_traits: dict[tuple[str, ...], str] = {}
         no_traits = ',"traits":[]' if with_traits else ""
@@ -199,10 +201,9 @@ class Formatter:
                         traits = written_traits[key] = (
                             ',"traits":[' + ",".join(map(quote, key)) + "]")
             if with_tree:
-                parent = parent_of.get(provider)
                 entries.append(
                     f'{quoted[provider]}:{resources}{traits},"parent_provider_uuid":'
-                    f'{"null" if parent is None else quoted[parent]},'
+                    f'{parent_text[parent_of.get(provider)]},'
                     f'"root_provider_uuid":{quoted[root_of[provider]]}}}')
             else:
                 entries.append(f"{quoted[provider]}:{resources}{traits}}}")
