@@ -38,11 +38,12 @@ def test_stocked_classes_are_those_with_an_inventory(two_computes: World) -> Non
     resolved = _resolved(two_computes, "resources=VCPU:1")
     names = {name: rc for rc, name in resolved.class_names.items()}
     assert resolved.stocked_classes == {names["VCPU"], names["MEMORY_MB"], names["DISK_GB"]}
-    assert resolved.stocks_other_classes()
+    assert resolved.other_classes() == {names["MEMORY_MB"], names["DISK_GB"]}
     assert not _resolved(two_computes,
-                         "resources=VCPU:1,MEMORY_MB:1,DISK_GB:1").stocks_other_classes()
-    assert ResolvedRequest(request=resolved.request, groups=resolved.groups,
-                           class_names={}).stocks_other_classes()  # not known: read them
+                         "resources=VCPU:1,MEMORY_MB:1,DISK_GB:1").other_classes()
+    unknown = ResolvedRequest(request=resolved.request, groups=resolved.groups,
+                              class_names=resolved.class_names)  # not known: every class
+    assert unknown.other_classes() == set(resolved.class_names) - {names["VCPU"]}
 
 
 def test_summaries_without_other_stocked_classes_skip_their_read(two_computes: World,

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 
-from placement_wsgi.candidates.format import Formatter, allocation_providers
+from placement_wsgi.candidates.format import Formatter, _Template, allocation_providers
 from placement_wsgi.candidates.loader import SummaryData
 from placement_wsgi.candidates.options import Slot
 from placement_wsgi.candidates.request import parse_query
@@ -101,3 +101,12 @@ def test_body_is_one_json_document() -> None:
     body = json.loads(_formatter((1, 39)).body([(2, 1, 2), (1, 1, 1)], [1, 2]))
     assert len(body["allocation_requests"]) == 2
     assert set(body["provider_summaries"]) == {"uuid-root", "uuid-numa"}
+
+
+def test_template_fills_every_hole_verbatim() -> None:
+    """Holes repeat (``mappings`` names a provider again) and values are text, never
+    a format string: braces in them stay as they are."""
+    template = _Template('{"a":\x000\x00,"b":[\x001\x00,\x000\x00]}')
+    assert template.fill(['"{1}"', '"x"']) == '{"a":"{1}","b":["x","{1}"]}'
+    assert _Template("\x000\x00!").fill(["only"]) == "only!"
+    assert _Template("no holes").fill([]) == "no holes"
