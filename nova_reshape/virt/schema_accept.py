@@ -20,18 +20,20 @@ keyword not listed above raises :class:`UnsupportedSchema` when compiled,
 so a later change of the schema cannot be accepted by a test that ignores
 the new keyword.
 
-Inside, each check answers True (valid), False (invalid) or None (not
-decided here), so ``oneOf`` counts its matching branches only when every
-branch is decided.
+Inside, each check answers True (valid) or False (invalid), or raises
+``_Undecided`` for a value it leaves to jsonschema, which makes the whole
+answer "ask jsonschema": so ``oneOf`` counts its matching branches only
+when every branch is decided.
 """
 
 from __future__ import annotations
 
+import functools
 import re
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable
 from typing import Any
 
-Check = Callable[[Any], "bool | None"]
+Check = Callable[[Any], bool]
 
 #: Keywords without effect on validity.
 _ANNOTATIONS = frozenset({"$schema", "$id", "title", "description", "default", "examples",
@@ -42,48 +44,33 @@ class UnsupportedSchema(ValueError):
     """The schema uses a keyword this acceptor does not implement."""
 
 
+class _Undecided(Exception):
+    """A value whose meaning jsonschema decides itself (the whole answer is "ask it")."""
+
+
 def _is_number(value: Any) -> bool:
     return isinstance(value, (int, float)) and not isinstance(value, bool)
 
 
-def _type_check(name: str) -> Check:
-    if name == "object":
-        return lambda value: isinstance(value, dict)
-    if name == "array":
-        return lambda value: isinstance(value, list)
-    if name == "string":
-        return lambda value: isinstance(value, str)
-    if name == "boolean":
-        return lambda value: isinstance(value, bool)
-    if name == "null":
-        return lambda value: value is None
-    if name == "number":
-        return _is_number
-    if name == "integer":
-        def integer(value: Any) -> bool | None:
-            if isinstance(value, float):
-                return None  # 3.0 is an integer to draft 2020-12: jsonschema decides
-            return isinstance(value, int) and not isinstance(value, bool)
-        return integer
-    raise UnsupportedSchema(f"type {name!r}")
+def _integer(value: Any) -> bool:
+    if isinstance(value, float):
+        raise _Undecided  # 3.0 is an integer to draft 2020-12
+    return isinstance(value, int) and not isinstance(value, bool)
 
 
-def _fold(outcomes: Iterable[bool | None]) -> bool | None:
-    """All of the outcomes: one certain fault decides, else any undecided one."""
-    undecided = False
-    for outcome in outcomes:
-        if outcome is False:
-            return False
-        if outcome is None:
-            undecided = True
-    return None if undecided else True
+_TYPES: dict[str, Check] = {
+    "object": lambda value: isinstance(value, dict),
+    "array": lambda value: isinstance(value, list),
+    "string": lambda value: isinstance(value, str),
+    "boolean": lambda value: isinstance(value, bool),
+    "null": lambda value: value is None,
+    "number": _is_number,
+    "integer": _integer,
+}
 
 
-def _all(checks: list[Check]) -> Check:
-    """Valid when every check is."""
-    if len(checks) == 1:
-        return checks[0]
-    return lambda value: _fold(check(value) for check in checks)
+def _both(first: Check, second: Check) -> Check:
+    return lambda value: first(value) and second(value)
 
 
 def _plain_values(values: list[Any]) -> bool:
@@ -93,69 +80,62 @@ def _plain_values(values: list[Any]) -> bool:
 
 
 def _object_checks(schema: dict[str, Any]) -> list[Check]:
-    checks: list[Check] = []
-    required = tuple(schema.get("required", ()))
+    required = frozenset(schema.get("required", ()))
     properties = {name: compile_check(sub) for name, sub in schema.get("properties", {}).items()}
-    patterns = [(re.compile(pattern), compile_check(sub))
+    patterns = [(re.compile(pattern).search, compile_check(sub))
                 for pattern, sub in schema.get("patternProperties", {}).items()]
     additional = schema.get("additionalProperties", True)
-    if additional is True:
-        additional_check: Check | None = None
-        closed = False
-    elif additional is False:
-        additional_check, closed = None, True
-    else:
-        additional_check, closed = compile_check(additional), False
+    closed = additional is False
+    additional_check = None if additional in (True, False) else compile_check(additional)
     if not (required or properties or patterns or closed or additional_check):
-        return checks
+        return []
 
-    def outcomes(value: dict[str, Any]) -> Iterator[bool | None]:
-        for name in required:
-            yield name in value
-        for key, item in value.items():
-            check = properties.get(key)
-            matched = check is not None
-            if check is not None:
-                yield check(item)
-            for pattern, pattern_check in patterns:
-                if pattern.search(key):
-                    matched = True
-                    yield pattern_check(item)
-            if not matched:
-                if closed:
-                    yield False
-                elif additional_check is not None:
-                    yield additional_check(item)
+    def member(key: str, item: Any) -> bool:
+        check = properties.get(key)
+        if check is not None and not check(item):
+            return False
+        matched = check is not None
+        for search, pattern_check in patterns:
+            if search(key):
+                matched = True
+                if not pattern_check(item):
+                    return False
+        if matched:
+            return True
+        return not closed and (additional_check is None or additional_check(item))
 
-    def members(value: Any) -> bool | None:
-        return _fold(outcomes(value)) if isinstance(value, dict) else True
-    checks.append(members)
-    return checks
+    def members(value: Any) -> bool:
+        if not isinstance(value, dict):
+            return True
+        if not required <= value.keys():
+            return False
+        if closed and not patterns:  # the usual case: named members only
+            return value.keys() <= properties.keys() and all(
+                properties[key](item) for key, item in value.items())
+        return all(member(key, item) for key, item in value.items())
+    return [members]
 
 
 def _array_checks(schema: dict[str, Any]) -> list[Check]:
     checks: list[Check] = []
     if "items" in schema:
         item_check = compile_check(schema["items"])
-
-        def items(value: Any) -> bool | None:
-            return _fold(item_check(item) for item in value) if isinstance(value, list) else True
-        checks.append(items)
+        checks.append(lambda value: not isinstance(value, list) or all(map(item_check, value)))
     if "minItems" in schema:
         least = schema["minItems"]
         checks.append(lambda value: not isinstance(value, list) or len(value) >= least)
     if schema.get("uniqueItems") is True:
-        def unique(value: Any) -> bool | None:
+        def unique(value: Any) -> bool:
             if not isinstance(value, list):
                 return True
             if not _plain_values(value):
-                return None  # 1 and 1.0 are equal, 1 and True are not: jsonschema decides
+                raise _Undecided  # 1 and 1.0 are equal, 1 and True are not
             return len(set(value)) == len(value)
         checks.append(unique)
     return checks
 
 
-def _scalar_checks(schema: dict[str, Any]) -> list[Check]:
+def _string_checks(schema: dict[str, Any]) -> list[Check]:
     checks: list[Check] = []
     if "minLength" in schema:
         shortest = schema["minLength"]
@@ -166,6 +146,11 @@ def _scalar_checks(schema: dict[str, Any]) -> list[Check]:
     if "pattern" in schema:
         search = re.compile(schema["pattern"]).search
         checks.append(lambda value: not isinstance(value, str) or search(value) is not None)
+    return checks
+
+
+def _value_checks(schema: dict[str, Any]) -> list[Check]:
+    checks: list[Check] = []
     if "minimum" in schema:
         lowest = schema["minimum"]
         checks.append(lambda value: not _is_number(value) or value >= lowest)
@@ -174,26 +159,25 @@ def _scalar_checks(schema: dict[str, Any]) -> list[Check]:
         if not all(type(item) is str for item in allowed):
             raise UnsupportedSchema("enum of values other than strings")
         choices = frozenset(allowed)
-        checks.append(lambda value: value in choices if type(value) is str else None)
+        checks.append(lambda value: _same_kind(value, str) and value in choices)
     if "const" in schema:
         expected = schema["const"]
         if not _plain_values([expected]):
             raise UnsupportedSchema("const other than a string or an integer")
         kind = type(expected)
-        checks.append(lambda value: value == expected if type(value) is kind else None)
+        checks.append(lambda value: _same_kind(value, kind) and value == expected)
     return checks
 
 
+def _same_kind(value: Any, kind: type) -> bool:
+    """``type(value) is kind``; any other type is left to jsonschema's equality."""
+    if type(value) is not kind:
+        raise _Undecided
+    return True
+
+
 def _one_of(branches: list[Check]) -> Check:
-    def exactly_one(value: Any) -> bool | None:
-        matching = 0
-        for branch in branches:
-            outcome = branch(value)
-            if outcome is None:
-                return None
-            matching += outcome
-        return matching == 1
-    return exactly_one
+    return lambda value: sum(1 for branch in branches if branch(value)) == 1
 
 
 _SUPPORTED = _ANNOTATIONS | {
@@ -203,7 +187,8 @@ _SUPPORTED = _ANNOTATIONS | {
 
 
 def compile_check(schema: Any) -> Check:
-    """The three-valued check of one (sub)schema; UnsupportedSchema if it cannot be."""
+    """The check of one (sub)schema (raises _Undecided for a value it leaves to
+    jsonschema); UnsupportedSchema if it cannot be compiled."""
     if schema is True or schema == {}:
         return lambda value: True
     if not isinstance(schema, dict):
@@ -215,15 +200,16 @@ def compile_check(schema: Any) -> Check:
         raise UnsupportedSchema("uniqueItems")
     checks: list[Check] = []
     if "type" in schema:
-        if not isinstance(schema["type"], str):
-            raise UnsupportedSchema("a list of types")
-        checks.append(_type_check(schema["type"]))
-    checks += _object_checks(schema) + _array_checks(schema) + _scalar_checks(schema)
+        if not isinstance(schema["type"], str) or schema["type"] not in _TYPES:
+            raise UnsupportedSchema(f"type {schema['type']!r}")
+        checks.append(_TYPES[schema["type"]])
+    checks += (_object_checks(schema) + _array_checks(schema) + _string_checks(schema)
+               + _value_checks(schema))
     if "oneOf" in schema:
         checks.append(_one_of([compile_check(branch) for branch in schema["oneOf"]]))
     if not checks:
         return lambda value: True
-    return _all(checks)
+    return functools.reduce(_both, checks)
 
 
 def compile_acceptor(schema: dict[str, Any]) -> Callable[[Any], bool]:
@@ -231,4 +217,10 @@ def compile_acceptor(schema: dict[str, Any]) -> Callable[[Any], bool]:
 
     False means "ask jsonschema", not necessarily "invalid"."""
     check = compile_check(schema)
-    return lambda document: check(document) is True
+
+    def accepts(document: Any) -> bool:
+        try:
+            return check(document)
+        except _Undecided:
+            return False
+    return accepts
