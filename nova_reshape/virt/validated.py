@@ -5,7 +5,7 @@ consistency check covers, then the run itself, and the scheduling check's
 preview when it runs) and does not keep them between passes. The schema
 pass was the larger part of reading one (jsonschema: about 0.7 CPU-ms per
 file of 4 GPUs and 16 instances, against about 0.3 for the YAML; a valid
-file now costs a fraction of that, :mod:`nova_reshape.virt.schema_accept`),
+file now costs a third of that, ``host_schema.certainly_valid``),
 and its outcome
 depends on the document's data alone: a document equal to one that passed
 passes. :class:`ValidatedDocuments` remembers a 16-byte digest of the JSON
