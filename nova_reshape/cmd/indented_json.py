@@ -12,7 +12,6 @@ do not depend on which encoder wrote them.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
 from json.encoder import encode_basestring_ascii
 from typing import Any
 
@@ -72,35 +71,39 @@ _PLAIN: dict[type, Any] = {str: encode_basestring_ascii, int: int.__repr__,
 
 def _write(value: Any, pad: str, out: list[str]) -> None:
     if isinstance(value, dict):
-        if value:
-            _members(((encode_basestring_ascii(key) if type(key) is str else _key_text(key),
-                       item) for key, item in sorted(value.items())), "{}", pad, out)
-        else:
+        if not value:
             out.append("{}")
+            return
+        inner = pad + "  "
+        separator = "{\n" + inner
+        for key, item in sorted(value.items()):
+            head = separator + (encode_basestring_ascii(key) if type(key) is str
+                                else _key_text(key)) + ": "
+            plain = _PLAIN.get(type(item))
+            if plain is not None:
+                out.append(head + plain(item))
+            else:
+                out.append(head)
+                _write(item, inner, out)
+            separator = ",\n" + inner
+        out.append("\n" + pad + "}")
     elif isinstance(value, (list, tuple)):
-        if value:
-            _members(((None, item) for item in value), "[]", pad, out)
-        else:
+        if not value:
             out.append("[]")
+            return
+        inner = pad + "  "
+        separator = "[\n" + inner
+        for item in value:
+            plain = _PLAIN.get(type(item))
+            if plain is not None:
+                out.append(separator + plain(item))
+            else:
+                out.append(separator)
+                _write(item, inner, out)
+            separator = ",\n" + inner
+        out.append("\n" + pad + "]")
     else:
         out.append(_scalar_text(value))
-
-
-def _members(members: Iterable[tuple[str | None, Any]], brackets: str, pad: str,
-             out: list[str]) -> None:
-    """A non-empty container's members, each ``(its key's text or None, value)``."""
-    inner = pad + "  "
-    separator = brackets[0] + "\n" + inner
-    for key, item in members:
-        head = separator if key is None else f"{separator}{key}: "
-        plain = _PLAIN.get(type(item))
-        if plain is not None:
-            out.append(head + plain(item))
-        else:
-            out.append(head)
-            _write(item, inner, out)
-        separator = ",\n" + inner
-    out.append("\n" + pad + brackets[1])
 
 
 def dumps_indented(value: Any, pad: str = "") -> str:
