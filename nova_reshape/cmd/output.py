@@ -17,7 +17,6 @@ from typing import Any, TextIO
 
 from nova_reshape.cmd import refusal as exits
 from nova_reshape.cmd import render
-from nova_reshape.cmd.indented_json import dumps_indented
 from nova_reshape.cmd.refusal import PROGRAM, Details, Refusal
 from nova_reshape.cmd.request import MigrateRequest, OutputFormat
 from nova_reshape.compute import migrate
@@ -125,7 +124,8 @@ class ReportSpool:
     def __call__(self, result: migrate.NodeResult) -> None:
         self.counts[result.status] = self.counts.get(result.status, 0) + 1
         if self.as_json:
-            text = f"    {dumps_indented(json_entry(result), '    ')}\n"
+            entry = json.dumps(json_entry(result), indent=2, sort_keys=True)
+            text = "".join(f"    {line}\n" for line in entry.splitlines())
         else:
             text = text_entry(result, self.detailed)
         data = text.encode("utf-8")
@@ -173,7 +173,8 @@ class ReportSpool:
             if key == "nodes":
                 self._write_nodes(out)
             else:
-                out.write(dumps_indented(document[key], "  "))
+                out.write(json.dumps(document[key], indent=2, sort_keys=True)
+                          .replace("\n", "\n  "))
         out.write("\n}\n")
 
     def _write_nodes(self, out: TextIO) -> None:
