@@ -25,7 +25,7 @@ from typing import Any
 import sqlalchemy as sa
 from sqlalchemy.engine import Connection
 
-from placement_wsgi.db.arrays import array_parameter, array_values, element_type, uses_arrays
+from placement_wsgi.db.arrays import array_values, element_type, uses_arrays
 
 
 def insert_rows(connection: Connection, table: sa.Table,
@@ -63,7 +63,7 @@ def insert_rows(connection: Connection, table: sa.Table,
         fields.append(f"u.{key}")
         arrays.append(f"CAST(:{key} AS {sql_type}[])")
         aliases.append(key)
-        params[key] = array_parameter(table.c[name], values)
+        params[key] = array_values(table.c[name], values)
     connection.execute(
         sa.text(f"INSERT INTO {quote(table.name)} ({', '.join(map(quote, names))}) "
                 f"SELECT {', '.join(fields)} "

@@ -10,7 +10,7 @@ from sqlalchemy.engine import Connection
 
 from placement_wsgi import errors
 from placement_wsgi.db import tables
-from placement_wsgi.db.arrays import array_parameter, uses_arrays
+from placement_wsgi.db.arrays import uses_arrays
 from placement_wsgi.db.database import Database
 
 _providers = tables.resource_providers
@@ -125,10 +125,8 @@ def bump_generations(connection: Connection, expected: dict[int, int]) -> bool:
     now = tables.utcnow()
     if uses_arrays(connection):
         result = connection.execute(_BUMP_FROM_ARRAYS, {
-            "ids": array_parameter(_providers.c.id, (provider_id for provider_id, _ in pairs)),
-            "generations": array_parameter(_providers.c.generation,
-                                           (generation for _, generation in pairs)),
-            "now": now})
+            "ids": [provider_id for provider_id, _ in pairs],
+            "generations": [generation for _, generation in pairs], "now": now})
     else:
         result = connection.execute(_BUMP_LISTED, {
             "ids": [provider_id for provider_id, _ in pairs], "pairs": pairs, "now": now})

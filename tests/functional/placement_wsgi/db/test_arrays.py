@@ -5,7 +5,7 @@ from __future__ import annotations
 import sqlalchemy as sa
 
 from placement_wsgi.db import tables
-from placement_wsgi.db.arrays import array_text, array_values, one_of, uses_arrays
+from placement_wsgi.db.arrays import array_values, one_of, uses_arrays
 from placement_wsgi.db.inserts import insert_rows
 
 _traits = tables.traits
@@ -83,28 +83,3 @@ def test_a_float_columns_values_are_all_floats():
     assert array_values(tables.inventories.c.allocation_ratio, [1, 1.5, None]) == [
         1.0, 1.5, None]
     assert array_values(tables.inventories.c.total, (n for n in (1, 2))) == [1, 2]
-
-
-def test_strings_an_array_text_form_must_quote_are_stored_and_found_as_they_are(database):
-    """Quotes, backslashes, commas, braces, blanks, "NULL" and non-ASCII: inserted
-    and matched as themselves (on PostgreSQL through the arrays' text form)."""
-    names = ['CUSTOM_Q"UOTE', "CUSTOM_BACK\\SLASH", "CUSTOM_A,B", "CUSTOM_{BRACE}",
-             "CUSTOM_ BLANK", "NULL", "CUSTOM_\\\"BOTH", "CUSTOM_ÉTÉ", "CUSTOM_'"]
-    now = tables.utcnow()
-    database.write(insert_rows, _traits, [{"name": name, "created_at": now} for name in names])
-    stored = database.read(lambda connection: connection.execute(
-        sa.select(_traits.c.name, _traits.c.id).where(_traits.c.name.in_(names))).all())
-    assert sorted(name for name, _ in stored) == sorted(names)
-    assert _names_with(database, "name", names) == set(names)
-    assert _names_with(database, "name", names[:3] + ["CUSTOM_A"]) == set(names[:3])
-    first = dict(stored[:4])
-    assert _names_with(database, "id", [*first.values(), None]) == set(first)
-
-
-def test_the_text_form_only_for_ints_strings_and_none():
-    assert array_text([1, None, 30]) == "{1,NULL,30}"
-    assert array_text(['a"b', "c\\d", None, ""]) == '{"a\\"b","c\\\\d",NULL,""}'
-    assert array_text([]) == "{}"
-    assert array_text([True, 1]) is None
-    assert array_text([1.5]) is None
-    assert array_text([1, "a"]) is None
