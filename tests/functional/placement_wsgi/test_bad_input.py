@@ -2,7 +2,8 @@
 
 Every route and method is sent malformed JSON, wrong types, unknown keys,
 overlong and non-ASCII strings, bad UUIDs and odd query strings, at a range
-of microversions, on every enabled engine.
+of microversions, on every enabled engine (on a server engine, each input at
+fewer versions: :func:`_versions`).
 """
 
 from __future__ import annotations
@@ -118,20 +119,35 @@ def _assert_client_error(response: webob.Response, what: str) -> None:
         assert payload["errors"][0]["status"] == response.status_int, what
 
 
-def test_bodies_never_cause_server_errors(app) -> None:
+def _versions(engine: str, versions: list[str], index: int) -> list[str]:
+    """The versions the ``index``-th input of a path and method is sent at.
+
+    SQLite, the cheapest engine, sends every input at every version. A server
+    engine sends it at ``latest`` (where the most parameters and fields reach
+    the database) and at one other version in turn, so every version still
+    meets every path and method there, with two requests per input instead
+    of one per version (each request there is a few round trips).
+    """
+    if engine == "sqlite":
+        return versions
+    older = versions[:-1]
+    return [versions[-1], older[index % len(older)]]
+
+
+def test_bodies_never_cause_server_errors(app, engine) -> None:
     for path in _paths():
         for method in ("PUT", "POST"):
-            for version in ("1.0", "1.14", "1.28", "latest"):
-                for body in _BODIES:
+            for index, body in enumerate(_BODIES):
+                for version in _versions(engine, ["1.0", "1.14", "1.28", "latest"], index):
                     response = _call(app, method, path, version, body)
                     _assert_client_error(response, (method, path, version, body))
 
 
-def test_queries_and_versions_never_cause_server_errors(app) -> None:
+def test_queries_and_versions_never_cause_server_errors(app, engine) -> None:
     for path in _paths():
         for method in ("GET", "DELETE"):
-            for version in _VERSIONS:
-                for query in _QUERIES:
+            for index, query in enumerate(_QUERIES):
+                for version in _versions(engine, _VERSIONS, index):
                     response = _call(app, method, path + query, version)
                     _assert_client_error(response, (method, path + query, version))
 

@@ -9,17 +9,19 @@ values; headers with bad ``OpenStack-API-Version``, ``Content-Type`` and
 ``Accept`` values. The invariant is :meth:`tests.fixtures.fuzz.FuzzTarget.send`:
 no 5xx, the error format on every 4xx, nothing written by a refused request.
 
-Runs on every enabled engine. Bounded by the ``ci`` Hypothesis profile;
-``NOVA_RESHAPE_FUZZ_PROFILE=long`` runs many more examples (see
+Runs on every enabled engine. Bounded by the ``ci`` Hypothesis profile,
+derandomised: every engine gets the same requests, drawn once
+(:func:`tests.fixtures.fuzz.run_examples`); ``NOVA_RESHAPE_FUZZ_PROFILE=long``
+runs many more examples, freshly drawn per engine (see
 docs/failure-behaviour.md).
 """
 
 from __future__ import annotations
 
+import functools
 import re
 
 import pytest
-from hypothesis import given
 from hypothesis import strategies as st
 
 from placement_wsgi import router
@@ -55,12 +57,7 @@ def _version_header(version: str) -> dict[str, str]:
     return {"openstack-api-version": f"placement {version}"}
 
 
-@pytest.mark.parametrize("template, method", ROUTES, ids=[f"{m} {t or '<empty>'}"
-                                                          for t, m in ROUTES])
-@fuzz.fuzz_settings()
-@given(data=st.data())
-def test_route(target, template, method, data) -> None:
-    """Generated and mutated requests to one route never break the invariant."""
+def _route_request(template: str, method: str, data: st.DataObject) -> fuzz.Drawn:
     route = api_routes.ROUTE_INPUTS[(template, method)]
     version_text = data.draw(st.sampled_from(fuzz.VERSIONS), label="version")
     major, minor = (int(part) for part in version_text.split("."))
@@ -76,7 +73,15 @@ def test_route(target, template, method, data) -> None:
         body = data.draw(fuzz.mutated_body(valid), label="body")
     elif method in ("PUT", "POST") and data.draw(st.booleans(), label="stray body"):
         body = data.draw(fuzz.mutated_body({"name": "x"}), label="body")
-    target.send(method, path, body=body, headers=_version_header(version_text))
+    return method, path, body, _version_header(version_text)
+
+
+@pytest.mark.parametrize("template, method", ROUTES, ids=[f"{m} {t or '<empty>'}"
+                                                          for t, m in ROUTES])
+def test_route(target, template, method) -> None:
+    """Generated and mutated requests to one route never break the invariant."""
+    fuzz.run_examples(target, ("route", template, method),
+                      functools.partial(_route_request, template, method))
 
 
 _BAD_VERSIONS = st.one_of(
@@ -96,12 +101,7 @@ _ACCEPTS = st.sampled_from([
     "application/json;q=0", "", "garbage;;q=x", "text/*, application/*;q=0.1"])
 
 
-@pytest.mark.parametrize("template, method", ROUTES, ids=[f"{m} {t or '<empty>'}"
-                                                          for t, m in ROUTES])
-@fuzz.fuzz_settings()
-@given(data=st.data())
-def test_headers(target, template, method, data) -> None:
-    """Bad version, Content-Type and Accept headers are 4xx in the error format."""
+def _header_request(template: str, method: str, data: st.DataObject) -> fuzz.Drawn:
     headers = {
         "openstack-api-version": data.draw(st.one_of(
             _BAD_VERSIONS, st.sampled_from(fuzz.VERSIONS).map("placement {}".format)),
@@ -112,7 +112,15 @@ def test_headers(target, template, method, data) -> None:
     path = data.draw(_path(template), label="path")
     # Headers are judged before the body is; a small object is enough.
     body = data.draw(st.sampled_from([None, b"{}", b'{"name": "x"}']), label="body")
-    target.send(method, path, body=body, headers=headers)
+    return method, path, body, headers
+
+
+@pytest.mark.parametrize("template, method", ROUTES, ids=[f"{m} {t or '<empty>'}"
+                                                          for t, m in ROUTES])
+def test_headers(target, template, method) -> None:
+    """Bad version, Content-Type and Accept headers are 4xx in the error format."""
+    fuzz.run_examples(target, ("headers", template, method),
+                      functools.partial(_header_request, template, method))
 
 
 def test_every_route_is_fuzzed() -> None:
