@@ -15,9 +15,11 @@ import uuid
 from tests.fixtures import seed
 
 THREADS = 16
-CLAIMS_PER_THREAD = 50
+#: Twice the claims the providers can hold, so that half are refused, most
+#: of them while other threads are claiming the last units of a provider.
+CLAIMS_PER_THREAD = 25
 PROVIDERS = 4
-CAPACITY = 100
+CAPACITY = 50
 
 
 
