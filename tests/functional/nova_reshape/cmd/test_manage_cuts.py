@@ -137,3 +137,10 @@ def test_the_points_are_reproducible_and_kinds_fit_the_engine(engine_name):
     kinds = {how for _, how, _ in first}
     assert kinds == set(STATUS_OF) - ({"connection"} if engine_name == "sqlite" else set())
     assert {workers for _, _, workers in first} == {"1", "2"}
+
+
+def test_the_default_seed_cuts_the_signal_pairs_test_signals_leaves_to_it():
+    # tests/functional/placement_wsgi/cmd/test_signals.py signals PostgreSQL and
+    # MariaDB runs with SIGTERM to one process and SIGINT to two workers only.
+    cut = {(how, workers) for _, how, workers in _cuts(random.Random(DEFAULT_SEED), "mysql")}
+    assert {("SIGTERM", "2"), ("SIGINT", "1")} <= cut
