@@ -126,10 +126,7 @@ def test_parent_killed_mid_run_workers_stop_and_a_rerun_completes(db_url, tmp_pa
     assert 0 < _children(db_url) < hosts * 4, "the kill did not land mid-run"
     code, text, err = _main(*_command(conf, out, "--workers", "2"))
     assert code == manage.EXIT_OK, (text, err)
-    with PlacementDirect(make_conf(db_url)) as placement:
-        expected = helpers.expected_totals(out)
-        assert helpers.actual_totals(placement, expected) == expected
-    assert _children(db_url) == hosts * 4
+    killed_runs.assert_all_migrated(db_url, out, hosts)
 
 
 def test_workers_get_the_run_options(db_url, tmp_path):
