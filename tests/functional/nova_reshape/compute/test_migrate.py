@@ -25,15 +25,23 @@ from tests.functional.nova_reshape import migrate_helpers as helpers
 HOSTS, INSTANCES = 3, 8
 
 
-@pytest.fixture(params=["api", "in-process"])
+@pytest.fixture
 def migrating(request, placement, db_url):
     """The transport a run goes through: the API (``placement``, recorded), or
-    in-process on the database (``open_direct``: bulk reads, in-transaction writes)."""
+    in-process on the database (``open_direct``: bulk reads, in-transaction writes).
+    Chosen with :data:`RUNS`."""
     if request.param == "api":
         yield placement
         return
     with open_direct(make_conf(db_url)) as direct:
         yield direct
+
+
+#: (``migrating``, ``raw_placement``) of the tests run both ways: the API over HTTP
+#: and through PlacementDirect, and in-process. An in-process run does not go through
+#: ``raw_placement`` (the test's other writer and reader only), so it runs once.
+RUNS = pytest.mark.parametrize(("migrating", "raw_placement"), [
+    ("api", "http"), ("api", "direct"), ("in-process", "direct")], indirect=True)
 
 
 @pytest.fixture
@@ -274,6 +282,7 @@ def test_a_node_changed_between_check_and_write_fails_with_one_line(placement, r
     assert placement.writes() == []
 
 
+@RUNS
 def test_providers_outside_the_tree_are_found_for_the_check(migrating, placement,
                                                             raw_placement, deployment):
     """The check looks up providers outside the node's tree (in-process only
@@ -319,6 +328,7 @@ def planned(monkeypatch):
     return names
 
 
+@RUNS
 def test_a_node_read_as_checked_is_written_without_planning_again(migrating, deployment,
                                                                   planned):
     """The write reads each batch again; a node that reads exactly as its check
@@ -334,6 +344,7 @@ def test_a_node_read_as_checked_is_written_without_planning_again(migrating, dep
     assert all(not result.violations for result in run.ordered_results())
 
 
+@RUNS
 def test_a_node_changed_between_check_and_write_is_planned_again(migrating, placement,
                                                                  raw_placement, deployment,
                                                                  planned):

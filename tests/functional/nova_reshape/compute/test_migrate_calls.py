@@ -27,9 +27,11 @@ from tests.functional.nova_reshape.migrate_helpers import generate_rows, shown_s
 HOSTS = 4
 
 
-def _deployment(db_url, tmp_path, gpus: int, kinds: tuple[str, ...] = ()) -> str:
+def _deployment(db_url, tmp_path, gpus: int, kinds: tuple[str, ...] = (),
+                hosts: int = HOSTS) -> str:
+    """``hosts`` hosts of 6 instances, the last one ironic."""
     out = str(tmp_path / "hosts")
-    generate_rows(db_url, out, HOSTS, gpus=gpus, instances=6, ironic=1, kinds=kinds)
+    generate_rows(db_url, out, hosts, gpus=gpus, instances=6, ironic=1, kinds=kinds)
     return out
 
 
