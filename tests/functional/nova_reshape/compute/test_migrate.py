@@ -8,8 +8,6 @@ not from the migration's own invariant code.
 from __future__ import annotations
 
 import dataclasses
-import gc
-import weakref
 
 import pytest
 
@@ -21,15 +19,17 @@ from nova_reshape.transport import open_direct
 from nova_reshape.virt.host import load_hosts
 from nova_reshape.virt.releases import DriverOptions
 from tests.fixtures.config import make_conf
+from tests.fixtures.held import CountingHosts, young_heap
 from tests.functional.nova_reshape import migrate_helpers as helpers
 
 HOSTS, INSTANCES = 3, 8
 
 
-@pytest.fixture(params=["api", "in-process"])
+@pytest.fixture
 def migrating(request, placement, db_url):
     """The transport a run goes through: the API (``placement``, recorded), or
-    in-process on the database (``open_direct``: bulk reads, in-transaction writes)."""
+    in-process on the database (``open_direct``: bulk reads, in-transaction writes).
+    Chosen with :data:`RUNS`."""
     if request.param == "api":
         yield placement
         return
@@ -37,11 +37,17 @@ def migrating(request, placement, db_url):
         yield direct
 
 
+#: (``migrating``, ``raw_placement``) of the tests run both ways: the API over HTTP
+#: and through PlacementDirect, and in-process. An in-process run does not go through
+#: ``raw_placement`` (the test's other writer and reader only), so it runs once.
+RUNS = pytest.mark.parametrize(("migrating", "raw_placement"), [
+    ("api", "http"), ("api", "direct"), ("in-process", "direct")], indirect=True)
+
+
 @pytest.fixture
-def deployment(raw_placement, tmp_path):
+def deployment(db_url, tmp_path):
     out = str(tmp_path / "hosts")
-    helpers.generator.generate(raw_placement, out, hosts=HOSTS, gpus=2, instances=INSTANCES,
-                               ironic=1)
+    helpers.generate_rows(db_url, out, HOSTS, gpus=2, instances=INSTANCES, ironic=1)
     return out
 
 
@@ -195,10 +201,10 @@ def test_invariant_violation_stops_the_run_after_the_batch(placement, deployment
     assert [url for _, url in placement.writes()].count("/reshaper") == checked
 
 
-def test_pre_train_pinning_and_a_disabled_host(placement, raw_placement, tmp_path):
+def test_pre_train_pinning_and_a_disabled_host(placement, db_url, tmp_path):
     out = str(tmp_path / "pinned")
-    helpers.generator.generate(raw_placement, out, hosts=2, gpus=2, instances=INSTANCES,
-                               kinds=(*helpers.generator.KINDS, "pinned", "disabled"))
+    helpers.generate_rows(db_url, out, 2, gpus=2, instances=INSTANCES,
+                          kinds=(*helpers.generator.KINDS, "pinned", "disabled"))
     expected = helpers.expected_totals(out)
     results = _run(placement, out)
     assert _statuses(results) == {"cmp-0000": "migrated", "cmp-0001": "migrated"}
@@ -276,6 +282,7 @@ def test_a_node_changed_between_check_and_write_fails_with_one_line(placement, r
     assert placement.writes() == []
 
 
+@RUNS
 def test_providers_outside_the_tree_are_found_for_the_check(migrating, placement,
                                                             raw_placement, deployment):
     """The check looks up providers outside the node's tree (in-process only
@@ -321,6 +328,7 @@ def planned(monkeypatch):
     return names
 
 
+@RUNS
 def test_a_node_read_as_checked_is_written_without_planning_again(migrating, deployment,
                                                                   planned):
     """The write reads each batch again; a node that reads exactly as its check
@@ -336,6 +344,7 @@ def test_a_node_read_as_checked_is_written_without_planning_again(migrating, dep
     assert all(not result.violations for result in run.ordered_results())
 
 
+@RUNS
 def test_a_node_changed_between_check_and_write_is_planned_again(migrating, placement,
                                                                  raw_placement, deployment,
                                                                  planned):
@@ -364,38 +373,25 @@ def test_a_node_changed_between_check_and_write_is_planned_again(migrating, plac
     assert helpers.actual_totals(placement, expected) == expected
 
 
-class CountingHosts:
-    """The described hosts, handed out one by one; records, each time one more is
-    asked for, how many of those handed out so far are still alive."""
-
-    def __init__(self, hosts):
-        self.hosts = list(hosts)
-        self.handed = []
-        self.alive_when_asked = []
-
-    def __iter__(self):
-        while self.hosts:
-            gc.collect()
-            self.alive_when_asked.append(sum(ref() is not None for ref in self.handed))
-            yield self._next()  # no local name: this generator keeps none
-
-    def _next(self):
-        host = self.hosts.pop(0)
-        self.handed.append(weakref.ref(host))
-        return host
+#: Hosts of the held-descriptions test and its batch size: with four batches a
+#: run keeping even one host per batch (or the batch before) goes past the bound.
+HELD_HOSTS, BATCH = 7, 2
 
 
 @pytest.mark.parametrize("dry_run", [False, True])
-def test_no_more_than_a_batch_of_host_descriptions_is_held(placement, tmp_path, dry_run):
+def test_no_more_than_a_batch_of_host_descriptions_is_held(placement, db_url, tmp_path,
+                                                          dry_run):
     out = str(tmp_path / "hosts")
-    helpers.generator.generate(placement, out, hosts=7, gpus=1, instances=2, kinds=())
-    hosts = CountingHosts(load_hosts([out]))
+    helpers.generate_rows(db_url, out, HELD_HOSTS, gpus=1, instances=2, kinds=())
     seen = []
-    run = migrate.Migration(placement, hosts, migrate.Settings(dry_run=dry_run, batch_size=2),
-                            finished=seen.append, keep_results=False)
-    assert run.run() == []
-    assert len(hosts.alive_when_asked) == 7
-    assert max(hosts.alive_when_asked) <= 2
-    assert sorted(result.order for result in seen) == list(range(7))
+    with young_heap():
+        hosts = CountingHosts(load_hosts([out]))
+        run = migrate.Migration(placement, hosts,
+                                migrate.Settings(dry_run=dry_run, batch_size=BATCH),
+                                finished=seen.append, keep_results=False)
+        assert run.run() == []
+    assert len(hosts.alive_when_asked) == HELD_HOSTS
+    assert max(hosts.alive_when_asked) <= BATCH
+    assert sorted(result.order for result in seen) == list(range(HELD_HOSTS))
     assert {result.status for result in seen} == {
         migrate.WOULD_MIGRATE if dry_run else migrate.MIGRATED}

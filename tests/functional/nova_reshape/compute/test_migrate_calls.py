@@ -18,20 +18,20 @@ from nova_reshape.compute import migrate, writers
 from nova_reshape.transport import CountingTransport, Transport, open_direct
 from nova_reshape.virt.host import load_hosts
 from placement_wsgi.db.database import Database
-from placement_wsgi.direct import PlacementDirect
+from placement_wsgi.objects import tree_change
 from placement_wsgi.objects.tree_state import DEFAULT_BATCH_SIZE
 from tests.fixtures.config import make_conf
 from tests.fixtures.databases import checksum
-from tests.functional.nova_reshape.migrate_helpers import generator, shown_simulation
+from tests.functional.nova_reshape.migrate_helpers import generate_rows, shown_simulation
 
 HOSTS = 4
 
 
-def _deployment(db_url, tmp_path, gpus: int, kinds: tuple[str, ...] = ()) -> str:
+def _deployment(db_url, tmp_path, gpus: int, kinds: tuple[str, ...] = (),
+                hosts: int = HOSTS) -> str:
+    """``hosts`` hosts of 6 instances, the last one ironic."""
     out = str(tmp_path / "hosts")
-    with PlacementDirect(make_conf(db_url)) as placement:
-        generator.generate(placement, out, hosts=HOSTS, gpus=gpus, instances=6, ironic=1,
-                           kinds=kinds)
+    generate_rows(db_url, out, hosts, gpus=gpus, instances=6, ironic=1, kinds=kinds)
     return out
 
 
@@ -246,8 +246,19 @@ def test_each_write_batch_is_read_once_and_checked_in_its_transactions(db_url, t
     assert all(not r.violations for r in results)
 
 
+#: The least transactions per batch in the tests of writes together (the run's is
+#: writers.TRANSACTIONS_PER_BATCH, 20): a batch of 40 changed nodes and one of 4 are
+#: both written two per transaction, the same writes, a tenth of the nodes.
+TOGETHER_TRANSACTIONS = 2
 #: Enough changed nodes for a batch to be written two nodes per transaction.
-TOGETHER_HOSTS = 2 * writers.TRANSACTIONS_PER_BATCH + 1  # one of them ironic
+TOGETHER_HOSTS = 2 * TOGETHER_TRANSACTIONS + 1  # one of them ironic
+
+
+@pytest.fixture
+def two_per_transaction(monkeypatch) -> None:
+    """A batch of TOGETHER_HOSTS - 1 changed nodes is written two per transaction."""
+    monkeypatch.setattr(tree_change, "TRANSACTIONS_PER_BATCH", TOGETHER_TRANSACTIONS)
+    assert writers.group_size(writers.InTransactionWriter, TOGETHER_HOSTS - 1) == 2
 
 
 class _WritesTogether(CountingTransport):
@@ -268,9 +279,7 @@ class _WritesTogether(CountingTransport):
 
 def _together(db_url, tmp_path, transport) -> tuple[str, list]:
     out = str(tmp_path / "hosts")
-    with PlacementDirect(make_conf(db_url)) as placement:
-        generator.generate(placement, out, hosts=TOGETHER_HOSTS, gpus=1, instances=2,
-                           ironic=1)
+    generate_rows(db_url, out, TOGETHER_HOSTS, gpus=1, instances=2, ironic=1)
     with open_direct(make_conf(db_url)) as direct:
         return out, migrate.Migration(transport(direct), load_hosts([out])).run()
 
@@ -279,7 +288,7 @@ def _migrated(results) -> list:
     return [r for r in results if r.status not in ("skipped",)]
 
 
-def test_nodes_written_together_cost_one_call_each(db_url, tmp_path):
+def test_nodes_written_together_cost_one_call_each(db_url, tmp_path, two_per_transaction):
     seen = []
 
     def transport(direct):
@@ -311,7 +320,7 @@ class _LosingOneGpuTogether(CountingTransport):
 
 
 def test_a_write_together_off_the_plan_is_rolled_back_and_each_node_written_alone(
-        db_url, tmp_path):
+        db_url, tmp_path, two_per_transaction):
     _, results = _together(db_url, tmp_path, _LosingOneGpuTogether)
     changed = _migrated(results)
     assert {r.status for r in changed} == {"migrated"}
@@ -327,7 +336,8 @@ class _AnotherWriterBeforeTogether(_AnotherWriterFirst):
         return CountingTransport.apply_tree_change(self, change, check)
 
 
-def test_a_conflict_in_a_write_together_writes_each_of_its_nodes_alone(db_url, tmp_path):
+def test_a_conflict_in_a_write_together_writes_each_of_its_nodes_alone(db_url, tmp_path,
+                                                                       two_per_transaction):
     _, results = _together(db_url, tmp_path, _AnotherWriterBeforeTogether)
     changed = _migrated(results)
     assert {r.status for r in changed} == {"migrated"}

@@ -31,9 +31,17 @@ from nova_reshape.transport import http_placement
 from nova_reshape.virt.host import load_hosts
 from tests.fixtures.config import make_conf
 from tests.fixtures.served import served
-from tests.functional.nova_reshape.compute.test_migrate_calls import HOSTS, _deployment
+from tests.functional.nova_reshape.compute import test_migrate_calls
 from tests.functional.nova_reshape.conftest import ADMIN_HEADERS
 from tests.functional.nova_reshape.migrate_helpers import shown_simulation
+
+#: Hosts of the runs over HTTP: two changed nodes (each one's count is asserted on its
+#: own, beside another's) and an ironic one.
+HOSTS = 3
+
+
+def _deployment(db_url, tmp_path, gpus: int, kinds: tuple[str, ...] = ()) -> str:
+    return test_migrate_calls._deployment(db_url, tmp_path, gpus, kinds, hosts=HOSTS)
 
 
 def _run(db_url, out, progress=None, show=shown_simulation):

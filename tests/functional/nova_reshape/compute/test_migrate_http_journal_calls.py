@@ -17,9 +17,10 @@ from nova_reshape.virt.host import load_hosts
 from tests.fixtures.config import make_conf
 from tests.fixtures.databases import SERVERS
 from tests.fixtures.served import served
-from tests.functional.nova_reshape.compute.test_migrate_calls import HOSTS, _deployment
 from tests.functional.nova_reshape.compute.test_migrate_http_calls import (
+    HOSTS,
     _cloud_reads,
+    _deployment,
     _node_kinds,
     _providers,
 )
@@ -71,7 +72,7 @@ def _unchanged(results):
 
 def test_a_re_run_with_the_journal_reads_an_unchanged_node_s_root_allocations_only(
         db_url, tmp_path):
-    """First run journaled: 3 flat 4-GPU nodes migrated. Second run with the same
+    """First run journaled: 2 flat 4-GPU nodes migrated. Second run with the same
     file: each costs 1 request, its root's allocations, kind by kind at the
     service. A run without the file reads as before: per provider its
     inventories and the root's allocations (6)."""

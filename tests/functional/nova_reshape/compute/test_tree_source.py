@@ -18,7 +18,7 @@ from nova_reshape.transport import open_direct
 from nova_reshape.virt.host import load_hosts
 from placement_wsgi.direct import PlacementDirect
 from tests.fixtures.config import make_conf
-from tests.functional.nova_reshape.migrate_helpers import generator, ok
+from tests.functional.nova_reshape.migrate_helpers import generate_rows, ok
 
 HOSTS = 6
 
@@ -60,11 +60,10 @@ def _sharing_and_spread(placement, roots: list[str]) -> None:
 def deployment(db_url, tmp_path):
     """Root uuids and node names of a half-migrated deployment on ``db_url``."""
     out = str(tmp_path / "hosts")
-    with PlacementDirect(make_conf(db_url)) as placement:
-        generator.generate(placement, out, hosts=HOSTS, gpus=2, instances=3, ironic=1)
-        hosts = load_hosts([out])
-        mine = {f"cmp-{index:04d}" for index in range(0, HOSTS, 2)}
-        results = migrate.Migration(placement, hosts, only=mine).run()
+    generate_rows(db_url, out, HOSTS, gpus=2, instances=3, ironic=1)
+    mine = {f"cmp-{index:04d}" for index in range(0, HOSTS, 2)}
+    with open_direct(make_conf(db_url)) as placement:  # in-process: one write per node
+        results = migrate.Migration(placement, load_hosts([out]), only=mine).run()
         assert migrate.summarize(results) == {"migrated": len(mine)}
         listing = ok(placement.get("/resource_providers", microversion="1.14"))
         roots = {p["name"]: p["uuid"] for p in listing["resource_providers"]
@@ -90,18 +89,24 @@ def _per_node(placement, root: str, name: str):
     return tree, report.get_allocations_for_provider_tree(None, name)
 
 
-@pytest.mark.parametrize("batch_size", [1, 4, 200])
-def test_bulk_read_equals_the_per_node_api_reads(db_url, deployment, batch_size):
+#: Batch sizes of the bulk reads compared: one tree a batch, batches cut in the
+#: middle of the deployment, all in one.
+BATCH_SIZES = (1, 4, 200)
+
+
+def test_bulk_read_equals_the_per_node_api_reads(db_url, deployment):
+    """At every batch size (the deployment, read only, is shared by them)."""
     roots = [root for root, _ in deployment]
     with open_direct(make_conf(db_url)) as placement:
-        states = list(node_states(placement, roots, batch_size=batch_size))
-        assert [state.root for state in states] == roots
-        for state, (root, name) in zip(states, deployment, strict=True):
-            tree, allocations = _per_node(placement, root, name)
-            assert _shape(state.tree) == _shape(tree)
-            assert [p.uuid for p in state.tree.roots] == [p.uuid for p in tree.roots]
-            assert state.allocations == allocations
-            assert list(state.allocations) == list(allocations)
+        per_node = [_per_node(placement, root, name) for root, name in deployment]
+        for batch_size in BATCH_SIZES:
+            states = list(node_states(placement, roots, batch_size=batch_size))
+            assert [state.root for state in states] == roots, batch_size
+            for state, (tree, allocations) in zip(states, per_node, strict=True):
+                assert _shape(state.tree) == _shape(tree), batch_size
+                assert [p.uuid for p in state.tree.roots] == [p.uuid for p in tree.roots]
+                assert state.allocations == allocations, batch_size
+                assert list(state.allocations) == list(allocations), batch_size
     # what makes the comparison meaningful: nested trees, sharing, spread consumers
     first = states[0]
     assert any(state.tree.data(state.root).inventory != {} and

@@ -2,16 +2,15 @@
 
 from __future__ import annotations
 
-import gc
 import multiprocessing
 import threading
-import weakref
 
 import pytest
 
 from nova_reshape import exception
 from nova_reshape.compute import migrate, parallel
 from nova_reshape.virt.host import Host, Node
+from tests.fixtures.held import CountingHosts, young_heap
 
 
 @pytest.mark.parametrize("nodes,cpus,expected", [
@@ -115,26 +114,9 @@ def test_a_worker_gone_without_a_word_is_an_error():
     assert flag.is_set() and "exited without reporting" in str(errors[0])
 
 
-class CountingHosts:
-    """Hosts made on demand; records, each time one more is asked for, how many of
-    those handed out so far are still alive somewhere in this process."""
-
-    def __init__(self, count, nodes=2):
-        self.count, self.nodes = count, nodes
-        self.handed = []
-        self.alive_when_asked = []
-
-    def __iter__(self):
-        for index in range(self.count):
-            gc.collect()
-            self.alive_when_asked.append(sum(ref() is not None for ref in self.handed))
-            yield self._make(index)  # no local name: this generator keeps none
-
-    def _make(self, index):
-        host = Host(f"h{index}.yaml", f"h{index}",
-                    tuple(Node(f"h{index}-n{n}") for n in range(self.nodes)))
-        self.handed.append(weakref.ref(host))
-        return host
+def _hosts(count, nodes=2):
+    return [Host(f"h{index}.yaml", f"h{index}",
+                 tuple(Node(f"h{index}-n{n}") for n in range(nodes))) for index in range(count)]
 
 
 def _received(pipe):
@@ -149,12 +131,13 @@ def _received(pipe):
 def test_the_feeder_hands_every_nth_host_to_each_worker_and_holds_none():
     pipes = [multiprocessing.Pipe() for _ in range(2)]
     conductor, _, _, flag = _conductor(2)
-    hosts = CountingHosts(5)
-    feeder = parallel.Feeder(hosts, [ours for ours, _ in pipes], flag, conductor)
-    conductor.exact = False
-    feeder.start()
-    first, second = (_received(theirs) for _, theirs in pipes)
-    feeder.join(5)
+    with young_heap():
+        hosts = CountingHosts(_hosts(5))
+        feeder = parallel.Feeder(hosts, [ours for ours, _ in pipes], flag, conductor)
+        conductor.exact = False
+        feeder.start()
+        first, second = (_received(theirs) for _, theirs in pipes)
+        feeder.join(5)
     assert first == [(0, "h0"), (4, "h2"), (8, "h4")]
     assert second == [(2, "h1"), (6, "h3")]
     # Each host was sent on and dropped before the next one was read.
