@@ -79,6 +79,7 @@ from nova_reshape.transport.base import Placement
 from nova_reshape.transport.counting import CountingTransport as CountingPlacement
 from nova_reshape.virt.described import DescribedDriver, shims_for
 from nova_reshape.virt.host import Host, Node
+from placement_wsgi.cmd import signals
 
 LOG = logging.getLogger(__name__)
 
@@ -446,15 +447,20 @@ class Migration:
         total = len(self._spool)
         prepared = self._spool.drain()
         written_so_far = 0
-        for batch in stream.chunked(prepared, self.settings.batch_size):
-            self._hold(item.node for item in batch)
-            handled = self._write_batch(batch, stop, written_so_far, total)
-            written_so_far += handled
-            if handled < len(batch) or any(item.result.status in STOPPING for item in batch):
-                self._not_run(batch[handled:])
-                self._not_run(prepared)
-                break
-        self._hold(())
+        # A signal stops the write before the next node, once every node
+        # committed so far is reported (its Interrupted is raised on leaving).
+        with signals.deferred() as signalled:
+            for batch in stream.chunked(prepared, self.settings.batch_size):
+                self._hold(item.node for item in batch)
+                handled = self._write_batch(batch, lambda: stop() or bool(signalled),
+                                            written_so_far, total)
+                written_so_far += handled
+                if handled < len(batch) or any(item.result.status in STOPPING
+                                               for item in batch):
+                    self._not_run(batch[handled:])
+                    self._not_run(prepared)
+                    break
+            self._hold(())
 
     def _write_batch(self, batch: Sequence[_Prepared], stop: Callable[[], bool],
                      done: int, total: int) -> int:

@@ -73,6 +73,48 @@ def interruptible() -> Iterator[None]:
             signal.signal(signum, handler)
 
 
+class Deferral:
+    """A signal held by :func:`deferred`: falsy until one arrives."""
+
+    def __init__(self) -> None:
+        self.signum: int | None = None
+
+    def __bool__(self) -> bool:
+        return self.signum is not None
+
+    def hold(self, signum: int, _frame: FrameType | None) -> None:
+        if self.signum is None:
+            self.signum = signum
+
+
+@contextlib.contextmanager
+def deferred() -> Iterator[Deferral]:
+    """Within: a signal that would interrupt (inside :func:`interruptible`) is held
+    instead, so work that commits and then reports (a migration's write) is not
+    cut between the two; the work asks the yielded :class:`Deferral` at its safe
+    points and stops there. On leaving normally, a held signal raises
+    :class:`Interrupted`, so the command ends as if it had come then.
+
+    Where signals do not interrupt (outside :func:`interruptible`, a worker
+    process under :func:`defer_to`, a thread) nothing is changed and the
+    deferral never fires.
+    """
+    deferral = Deferral()
+    if (threading.current_thread() is not threading.main_thread()
+            or any(signal.getsignal(signum) is not _raise_interrupted
+                   for signum in STOPPING_SIGNALS)):
+        yield deferral
+        return
+    previous = {signum: signal.signal(signum, deferral.hold) for signum in STOPPING_SIGNALS}
+    try:
+        yield deferral
+    finally:
+        for signum, handler in previous.items():
+            signal.signal(signum, handler)
+    if deferral.signum is not None:
+        raise Interrupted(deferral.signum)
+
+
 def defer_to(callback: Callable[[], None]) -> None:
     """In a worker process: SIGINT and SIGTERM call ``callback`` (which asks the
     work to stop at its next safe point) instead of interrupting it."""

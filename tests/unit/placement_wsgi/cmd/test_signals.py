@@ -35,3 +35,36 @@ def test_a_worker_defers_the_signal_to_its_stop_callback():
         for signum, handler in previous.items():
             signal.signal(signum, handler)
     assert asked == [True, True]
+
+
+def test_a_deferred_signal_is_held_until_the_work_leaves_then_raised():
+    seen = []
+    with pytest.raises(signals.Interrupted) as raised, signals.interruptible():
+        with signals.deferred() as signalled:
+            seen.append(bool(signalled))
+            signal.raise_signal(signal.SIGTERM)
+            signal.raise_signal(signal.SIGINT)  # the first one is what stops the command
+            seen.append(bool(signalled))  # still here: the work stops at its safe point
+        seen.append("not reached")
+    assert seen == [False, True]
+    assert raised.value.signum == signal.SIGTERM
+
+
+def test_after_a_deferral_signals_interrupt_at_once_again():
+    with pytest.raises(signals.Interrupted), signals.interruptible():
+        with signals.deferred():
+            pass
+        signal.raise_signal(signal.SIGINT)
+
+
+def test_outside_interruptible_nothing_is_deferred():
+    previous = {signum: signal.getsignal(signum) for signum in signals.STOPPING_SIGNALS}
+    asked = []
+    try:
+        signals.defer_to(lambda: asked.append(True))  # as in a worker process
+        with signals.deferred() as signalled:
+            signal.raise_signal(signal.SIGTERM)
+        assert not signalled and asked == [True]
+    finally:
+        for signum, handler in previous.items():
+            signal.signal(signum, handler)
