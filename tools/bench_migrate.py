@@ -58,7 +58,6 @@ import subprocess
 import sys
 import tempfile
 import time
-import uuid
 from collections.abc import Iterable, Iterator
 
 TOOLS = os.path.dirname(os.path.abspath(__file__))
@@ -81,6 +80,7 @@ from placement_wsgi import gc_pause  # noqa: E402
 from placement_wsgi.cmd import signals  # noqa: E402
 from placement_wsgi.db import tables  # noqa: E402
 from placement_wsgi.direct import PlacementDirect  # noqa: E402
+from placement_wsgi.testing.databases import created_database  # noqa: E402
 
 
 def peak_rss_mb() -> float:
@@ -96,21 +96,8 @@ SERVERS = {"postgresql": "postgresql+psycopg://postgres@127.0.0.1:5432",
 @contextlib.contextmanager
 def throwaway_database(server: str) -> Iterator[str]:
     """URL of a new empty database on ``server`` (no database part), dropped afterwards."""
-    name = f"bench_migrate_{uuid.uuid4().hex[:12]}"
-    admin_db = "/postgres" if server.startswith("postgresql") else "/"
-    engine = sa.create_engine(server + admin_db, isolation_level="AUTOCOMMIT")
-    with engine.connect() as connection:
-        connection.exec_driver_sql(f"CREATE DATABASE {name}")
-    try:
-        yield f"{server}/{name}"
-    finally:
-        with engine.connect() as connection:
-            if server.startswith("postgresql"):
-                connection.exec_driver_sql(
-                    "SELECT pg_terminate_backend(pid) FROM pg_stat_activity "
-                    f"WHERE datname = '{name}' AND pid <> pg_backend_pid()")
-            connection.exec_driver_sql(f"DROP DATABASE {name}")
-        engine.dispose()
+    with created_database(server, "bench_migrate_") as url:
+        yield url
 
 
 def bulk_read(database: str) -> dict[str, float]:

@@ -51,6 +51,7 @@ sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[1]))
 
 from placement_wsgi import deploy, heap  # noqa: E402
 from placement_wsgi.db import tables  # noqa: E402
+from placement_wsgi.testing.databases import created_database  # noqa: E402
 from tests.fixtures.config import make_conf  # noqa: E402
 
 NESTED_QUERY = (
@@ -153,20 +154,8 @@ def database_url(server: str | None, prefix: str) -> Iterator[str]:
     if url.database:
         yield server
         return
-    backend = url.get_backend_name()
-    name = f"{prefix}{uuid.uuid4().hex[:10]}"
-    admin = sa.create_engine(url.set(database="postgres" if backend == "postgresql" else None),
-                             isolation_level="AUTOCOMMIT")
-    with admin.connect() as connection:
-        connection.exec_driver_sql(f"CREATE DATABASE {name}")
-    query = {"charset": "utf8mb4"} if backend in ("mysql", "mariadb") else {}
-    try:
-        yield url.set(database=name).update_query_dict(query).render_as_string(
-            hide_password=False)
-    finally:
-        with admin.connect() as connection:
-            connection.exec_driver_sql(f"DROP DATABASE IF EXISTS {name}")
-        admin.dispose()
+    with created_database(server, prefix) as created:
+        yield created
 
 
 @contextlib.contextmanager
