@@ -8,7 +8,8 @@ is sent. HTTP errors are values, not exceptions: every client returns the
 response whatever its status (callers test ``if response:`` or
 ``response.status_code``).
 
-:class:`PlacementClient` sends over ``requests``; it is what
+:class:`PlacementClient` sends over ``requests`` (an
+:class:`EnvironmentOnceSession` by default); it is what
 :class:`placement_wsgi.direct.PlacementDirect` yields and what
 ``nova_reshape.transport`` uses for a running service. nova_reshape's
 in-process and counting transports build on :class:`ClientBase` too.
@@ -18,6 +19,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from typing import Any, Generic, TypeVar
+from urllib.parse import urlsplit
 
 import requests
 
@@ -83,6 +85,40 @@ class ClientBase(Generic[ResponseT]):
         """Release what the client holds (nothing by default)."""
 
 
+class EnvironmentOnceSession(requests.Session):
+    """A ``requests.Session`` that reads the environment's settings for a
+    service once, not on every request.
+
+    ``requests`` looks up the proxies (``*_proxy``, ``no_proxy``), and the CA
+    bundle (``REQUESTS_CA_BUNDLE``, ``CURL_CA_BUNDLE``) again for every request:
+    it walks ``os.environ`` twice, about 0.4 CPU-ms of a request's 2 on this
+    machine. A client sends all its requests to one scheme and host, so the
+    answer is the same each time; :class:`PlacementClient` uses this session
+    unless given one. Contract: for a request without
+    per-request proxies, verify, cert or stream (all of ours), the settings
+    are those ``requests`` would give, looked up on the first request to
+    that scheme and host; an environment changed during the run is not seen
+    (it is read when the run starts, like the command's other settings).
+    Any other request, and redirects, go through ``requests`` unchanged.
+    """
+
+    def __init__(self) -> None:
+        super().__init__()
+        self._environment_settings: dict[tuple[str, str], dict[str, Any]] = {}
+
+    def merge_environment_settings(self, url: str | bytes | None, proxies: Any, stream: Any,
+                                   verify: Any, cert: Any) -> dict[str, Any]:
+        if proxies or stream is not None or verify is not None or cert is not None \
+                or not isinstance(url, str):
+            return super().merge_environment_settings(url, proxies, stream, verify, cert)
+        key = urlsplit(url)[:2]
+        settings = self._environment_settings.get(key)
+        if settings is None:
+            settings = super().merge_environment_settings(url, {}, None, None, None)
+            self._environment_settings[key] = settings
+        return {**settings, "proxies": dict(settings["proxies"])}
+
+
 class PlacementClient(ClientBase[requests.Response]):
     """A JSON client for one Placement endpoint, over ``requests``.
 
@@ -96,7 +132,7 @@ class PlacementClient(ClientBase[requests.Response]):
                  timeout: float | None = None) -> None:
         super().__init__(headers, default_microversion)
         self.base_url = base_url.rstrip("/")
-        self.session = session or requests.Session()
+        self.session = session or EnvironmentOnceSession()
         self.timeout = timeout
 
     def request(self, method: str, url: str, json: JsonBody = None,

@@ -8,15 +8,13 @@ knows in advance (a node's providers, its moved consumers) several at once:
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any
-from urllib.parse import urlsplit
 
 import requests
 from requests.adapters import HTTPAdapter
 from urllib3.util.retry import Retry as Urllib3Retry
 
 from nova_reshape.transport.counting import innermost
-from placement_wsgi.client import PlacementClient
+from placement_wsgi.client import EnvironmentOnceSession, PlacementClient
 from placement_wsgi.db.preflight import masked_url
 
 #: Default seconds to wait for a connection and for each read.
@@ -25,39 +23,6 @@ DEFAULT_TIMEOUT = 30.0
 CONNECT_RETRIES = 3
 #: Independent reads sent at once to a running service (within urllib3's pool of 10).
 PARALLEL_READS = 4
-
-
-class EnvironmentOnceSession(requests.Session):
-    """A ``requests.Session`` that reads the environment's settings for a
-    service once, not on every request.
-
-    ``requests`` looks up the proxies (``*_proxy``, ``no_proxy``), and the CA
-    bundle (``REQUESTS_CA_BUNDLE``, ``CURL_CA_BUNDLE``) again for every request:
-    it walks ``os.environ`` twice, about 0.4 CPU-ms of a request's 2 on this
-    machine. Every request of a migration goes to the same scheme and host, so
-    the answer is the same each time. Contract: for a request without
-    per-request proxies, verify, cert or stream (all of ours), the settings
-    are those ``requests`` would give, looked up on the first request to
-    that scheme and host; an environment changed during the run is not seen
-    (it is read when the run starts, like the command's other settings).
-    Any other request, and redirects, go through ``requests`` unchanged.
-    """
-
-    def __init__(self) -> None:
-        super().__init__()
-        self._environment_settings: dict[tuple[str, str], dict[str, Any]] = {}
-
-    def merge_environment_settings(self, url: str | bytes | None, proxies: Any, stream: Any,
-                                   verify: Any, cert: Any) -> dict[str, Any]:
-        if proxies or stream is not None or verify is not None or cert is not None \
-                or not isinstance(url, str):
-            return super().merge_environment_settings(url, proxies, stream, verify, cert)
-        key = urlsplit(url)[:2]
-        settings = self._environment_settings.get(key)
-        if settings is None:
-            settings = super().merge_environment_settings(url, {}, None, None, None)
-            self._environment_settings[key] = settings
-        return {**settings, "proxies": dict(settings["proxies"])}
 
 
 class HttpPlacement(PlacementClient):

@@ -6,8 +6,15 @@ from collections.abc import Mapping
 from typing import Any
 
 import pytest
+import requests
 
-from placement_wsgi.client import VERSION_HEADER, ClientBase, JsonBody, PlacementClient
+from placement_wsgi.client import (
+    VERSION_HEADER,
+    ClientBase,
+    EnvironmentOnceSession,
+    JsonBody,
+    PlacementClient,
+)
 
 
 class Recorder(ClientBase[tuple]):
@@ -82,3 +89,34 @@ def test_placement_client_sends_no_body_or_timeout_unless_given():
     assert set(session.calls[0][2]) == {"headers"}
     PlacementClient("http://placement", session=session).close()
     assert session.closed
+
+
+def test_environment_settings_are_those_of_requests_read_once_per_host(monkeypatch):
+    monkeypatch.setenv("HTTP_PROXY", "http://proxy.invalid:3128")
+    monkeypatch.setenv("NO_PROXY", "bypassed.invalid")
+    monkeypatch.setenv("REQUESTS_CA_BUNDLE", "/etc/bundle.pem")
+    session = EnvironmentOnceSession()
+    plain = requests.Session()
+    for url in ("http://placement.invalid:8778/a", "http://bypassed.invalid/b"):
+        assert (session.merge_environment_settings(url, {}, None, None, None)
+                == plain.merge_environment_settings(url, {}, None, None, None))
+    monkeypatch.setenv("HTTP_PROXY", "http://other.invalid:3128")
+    monkeypatch.delenv("REQUESTS_CA_BUNDLE")
+    # The same scheme and host: what was read on its first request.
+    again = session.merge_environment_settings("http://placement.invalid:8778/c", {},
+                                               None, None, None)
+    assert again["proxies"]["http"] == "http://proxy.invalid:3128"
+    assert again["verify"] == "/etc/bundle.pem"
+    # A per-request setting, or another host, is looked up as requests does.
+    asked = session.merge_environment_settings("http://placement.invalid:8778/c", {},
+                                               None, False, None)
+    assert asked["verify"] is False and asked["proxies"]["http"] == "http://other.invalid:3128"
+    other = session.merge_environment_settings("http://new.invalid/", {}, None, None, None)
+    assert other["proxies"]["http"] == "http://other.invalid:3128"
+
+
+def test_a_client_reads_the_environment_once_unless_given_a_session():
+    assert isinstance(PlacementClient("http://placement.invalid").session,
+                      EnvironmentOnceSession)
+    given = requests.Session()
+    assert PlacementClient("http://placement.invalid", session=given).session is given

@@ -14,7 +14,8 @@ import urllib3.util.connection
 
 from nova_reshape.transport import http_placement
 from nova_reshape.transport.counting import CountingTransport
-from nova_reshape.transport.http import EnvironmentOnceSession, service_url
+from nova_reshape.transport.http import service_url
+from placement_wsgi.client import EnvironmentOnceSession
 
 
 class _Handler(http.server.BaseHTTPRequestHandler):
@@ -121,30 +122,6 @@ def test_the_service_url_names_the_service_with_its_password_masked():
     finally:
         secret.close()
         plain.close()
-
-
-def test_environment_settings_are_those_of_requests_read_once_per_host(monkeypatch):
-    monkeypatch.setenv("HTTP_PROXY", "http://proxy.invalid:3128")
-    monkeypatch.setenv("NO_PROXY", "bypassed.invalid")
-    monkeypatch.setenv("REQUESTS_CA_BUNDLE", "/etc/bundle.pem")
-    session = EnvironmentOnceSession()
-    plain = requests.Session()
-    for url in ("http://placement.invalid:8778/a", "http://bypassed.invalid/b"):
-        assert (session.merge_environment_settings(url, {}, None, None, None)
-                == plain.merge_environment_settings(url, {}, None, None, None))
-    monkeypatch.setenv("HTTP_PROXY", "http://other.invalid:3128")
-    monkeypatch.delenv("REQUESTS_CA_BUNDLE")
-    # The same scheme and host: what was read on its first request.
-    again = session.merge_environment_settings("http://placement.invalid:8778/c", {},
-                                               None, None, None)
-    assert again["proxies"]["http"] == "http://proxy.invalid:3128"
-    assert again["verify"] == "/etc/bundle.pem"
-    # A per-request setting, or another host, is looked up as requests does.
-    asked = session.merge_environment_settings("http://placement.invalid:8778/c", {},
-                                               None, False, None)
-    assert asked["verify"] is False and asked["proxies"]["http"] == "http://other.invalid:3128"
-    other = session.merge_environment_settings("http://new.invalid/", {}, None, None, None)
-    assert other["proxies"]["http"] == "http://other.invalid:3128"
 
 
 def test_http_placement_reads_the_environment_once(echo_server, monkeypatch):
