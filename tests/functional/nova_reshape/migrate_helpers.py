@@ -127,22 +127,48 @@ def over_capacity(placement: Any, root: str) -> list[str]:
     return problems
 
 
-def named_state(url: str, roots, consumers) -> tuple[dict, dict]:
-    """Trees of ``roots`` (by provider name) and each consumer's allocations (by
-    provider name), read from the Placement database at ``url``."""
-    from placement_wsgi.direct import PlacementDirect
-    from tests.fixtures.config import make_conf
-
-    with PlacementDirect(make_conf(url)) as placement:
-        trees = {}
-        for root in roots:
-            trees.update(tree(placement, root))
-        names = {data["uuid"]: name for name, data in trees.items()}
-        allocations = {}
-        for consumer in consumers:
-            body = ok(placement.get(f"/allocations/{consumer}", microversion="1.28"))
-            allocations[consumer] = {names[rp]: entry["resources"]
-                                     for rp, entry in body["allocations"].items()}
+def named_state(url: str, roots: Any, consumers: Any) -> tuple[dict, dict]:
+    """Trees of ``roots`` (by provider name, shaped as :func:`tree` gives them) and each
+    consumer's allocations (by provider name), read from the Placement database at
+    ``url`` in four queries (the API took about eleven requests a provider)."""
+    rps, classes = tables.resource_providers, tables.resource_classes
+    engine = sa.create_engine(url)
+    try:
+        with engine.connect() as connection:
+            in_trees = (sa.select(rps.c.id, rps.c.uuid, rps.c.name, rps.c.parent_provider_id)
+                        .where(rps.c.root_provider_id.in_(
+                            sa.select(rps.c.id).where(rps.c.uuid.in_(list(roots))))))
+            providers = {row.id: row for row in connection.execute(in_trees)}
+            trees = {row.name: {"uuid": row.uuid,
+                                "parent": (providers[row.parent_provider_id].name
+                                           if row.parent_provider_id in providers else None),
+                                "inventory": {}, "traits": set()}
+                     for row in providers.values()}
+            inventories = tables.inventories
+            for provider_id, name, total in connection.execute(
+                    sa.select(inventories.c.resource_provider_id, classes.c.name,
+                              inventories.c.total)
+                    .join(classes, classes.c.id == inventories.c.resource_class_id)
+                    .where(inventories.c.resource_provider_id.in_(list(providers)))):
+                trees[providers[provider_id].name]["inventory"][name] = total
+            links = tables.resource_provider_traits
+            for provider_id, name in connection.execute(
+                    sa.select(links.c.resource_provider_id, tables.traits.c.name)
+                    .join(tables.traits, tables.traits.c.id == links.c.trait_id)
+                    .where(links.c.resource_provider_id.in_(list(providers)))):
+                trees[providers[provider_id].name]["traits"].add(name)
+            names = {data["uuid"]: name for name, data in trees.items()}
+            allocations: dict[str, dict[str, dict[str, int]]] = {
+                consumer: {} for consumer in consumers}
+            held = tables.allocations
+            for consumer, uuid, name, used in connection.execute(
+                    sa.select(held.c.consumer_id, rps.c.uuid, classes.c.name, held.c.used)
+                    .join(rps, rps.c.id == held.c.resource_provider_id)
+                    .join(classes, classes.c.id == held.c.resource_class_id)
+                    .where(held.c.consumer_id.in_(list(consumers)))):
+                allocations[consumer].setdefault(names[uuid], {})[name] = used
+    finally:
+        engine.dispose()
     return trees, allocations
 
 
