@@ -439,16 +439,11 @@ class Migration:
 
     def write(self, stop: Callable[[], bool] = lambda: False) -> None:
         """Phase 2 (see the module docstring): the checked nodes, from the spool, in
-        batches of :attr:`Settings.batch_size`. Stops after a node that failed or
-        whose write broke an invariant (over the API: after its batch), or before
-        the next node once ``stop()`` is true (another worker failed); the nodes
-        left are ``not-run``.
-        """
-        total = len(self._spool)
-        prepared = self._spool.drain()
-        written_so_far = 0
-        # A signal stops the write before the next node, once every node
-        # committed so far is reported (its Interrupted is raised on leaving).
+        batches of :attr:`Settings.batch_size`. Stops after a node that failed or whose
+        write broke an invariant (over the API: after its batch), or before the next
+        node once ``stop()`` is true (another worker failed) or a signal came (raised
+        once every node committed so far is reported); the nodes left are ``not-run``."""
+        total, prepared, written_so_far = len(self._spool), self._spool.drain(), 0
         with signals.deferred() as signalled:
             for batch in stream.chunked(prepared, self.settings.batch_size):
                 self._hold(item.node for item in batch)
