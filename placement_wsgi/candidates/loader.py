@@ -56,17 +56,14 @@ def _usage(where: sa.ColumnElement) -> sa.Select:
             .group_by(_alloc.c.resource_provider_id, _alloc.c.resource_class_id))
 
 
-#: an inventory's capacity, computed by the database (rows.INVENTORY_CAPACITY):
-#: one field per row, not three
-_CAPACITY = INVENTORY_CAPACITY
-
 # The statements of a request, built and compiled once (see rows.Statement);
 # their parameters are id lists.
 _HAS_TREES = Statement(lambda: sa.select(_rp.c.id).where(
     _rp.c.parent_provider_id.is_not(None)).limit(1))
 _INVENTORIES = Statement(lambda classes: sa.select(
-    _inv.c.resource_provider_id, _inv.c.resource_class_id, _CAPACITY, _inv.c.min_unit,
-    _inv.c.max_unit, _inv.c.step_size).where(in_ids(_inv.c.resource_class_id, classes)))
+    _inv.c.resource_provider_id, _inv.c.resource_class_id, INVENTORY_CAPACITY,
+    _inv.c.min_unit, _inv.c.max_unit, _inv.c.step_size).where(
+    in_ids(_inv.c.resource_class_id, classes)))
 _USAGE = Statement(lambda classes: _usage(in_ids(_alloc.c.resource_class_id, classes)))
 _rp_with = _rp.alias("with_inventory")
 #: every provider of the trees where some provider has an inventory of ``classes``
@@ -92,7 +89,7 @@ _TRAIT_HOLDERS = Statement(lambda traits: sa.select(
 # (as _OTHER_INVENTORIES_IN_TREES does) changed PostgreSQL's plan for a few
 # providers, and with it the order of a provider's classes in the body.
 _OTHER_INVENTORIES = Statement(lambda providers, classes: sa.select(
-    _inv.c.resource_provider_id, _inv.c.resource_class_id, _CAPACITY).where(
+    _inv.c.resource_provider_id, _inv.c.resource_class_id, INVENTORY_CAPACITY).where(
     in_ids(_inv.c.resource_provider_id, providers),
     sa.not_(in_ids(_inv.c.resource_class_id, classes))))
 # the same read for whole trees, by root: a seventh of the ids to send on trees
@@ -102,7 +99,7 @@ _OTHER_INVENTORIES = Statement(lambda providers, classes: sa.select(
 # inventories of every provider of the trees (nested bench: 7,000 providers for
 # 1,000 rows, 4.5 -> 1.5 ms)
 _OTHER_INVENTORIES_IN_TREES = Statement(lambda roots, classes: sa.select(
-    _inv.c.resource_provider_id, _inv.c.resource_class_id, _CAPACITY).join(
+    _inv.c.resource_provider_id, _inv.c.resource_class_id, INVENTORY_CAPACITY).join(
     _rp, _rp.c.id == _inv.c.resource_provider_id).where(
     in_ids(_rp.c.root_provider_id, roots), in_ids(_inv.c.resource_class_id, classes)))
 _OTHER_USAGE = Statement(lambda providers, classes: _usage(sa.and_(
