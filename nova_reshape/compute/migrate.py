@@ -445,10 +445,10 @@ class Migration:
         once every node committed so far is reported); the nodes left are ``not-run``."""
         total, prepared, written_so_far = len(self._spool), self._spool.drain(), 0
         with signals.deferred() as signalled:
+            stopping = lambda: stop() or bool(signalled)  # noqa: E731 - one test, named
             for batch in stream.chunked(prepared, self.settings.batch_size):
                 self._hold(item.node for item in batch)
-                handled = self._write_batch(batch, lambda: stop() or bool(signalled),
-                                            written_so_far, total)
+                handled = self._write_batch(batch, stopping, written_so_far, total)
                 written_so_far += handled
                 if handled < len(batch) or any(item.result.status in STOPPING
                                                for item in batch):

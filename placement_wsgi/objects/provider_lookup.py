@@ -122,14 +122,12 @@ def bump_generations(connection: Connection, expected: dict[int, int]) -> bool:
     if not expected:
         return True
     pairs = sorted(expected.items())
-    now = tables.utcnow()
+    ids, now = [provider_id for provider_id, _ in pairs], tables.utcnow()
     if uses_arrays(connection):
         result = connection.execute(_BUMP_FROM_ARRAYS, {
-            "ids": [provider_id for provider_id, _ in pairs],
-            "generations": [generation for _, generation in pairs], "now": now})
+            "ids": ids, "generations": [generation for _, generation in pairs], "now": now})
     else:
-        result = connection.execute(_BUMP_LISTED, {
-            "ids": [provider_id for provider_id, _ in pairs], "pairs": pairs, "now": now})
+        result = connection.execute(_BUMP_LISTED, {"ids": ids, "pairs": pairs, "now": now})
     return result.rowcount == len(expected)
 
 
