@@ -9,33 +9,23 @@ tests can assert exactly which requests the report client sent.
 
 from __future__ import annotations
 
-import threading
 import uuid
 from collections.abc import Iterator
 from typing import Any
-from wsgiref import simple_server
 
 import pytest
 
 from nova_reshape.report import SchedulerReportClient
 from nova_reshape.transport import http_placement
-from placement_wsgi import deploy
-from placement_wsgi.cmd.api import QuietHandler, ThreadingWSGIServer
 from placement_wsgi.direct import PlacementDirect
 from tests.fixtures.config import make_conf
 from tests.fixtures.cyborg_db import cyborg_database
 from tests.fixtures.databases import enabled_engines
 from tests.fixtures.nova_db import nova_cell
+from tests.fixtures.served import served_app
 from tests.fixtures.transports import RecordingTransport
 
 ADMIN_HEADERS = {"X-Roles": "admin,service"}
-
-
-class SilentHandler(QuietHandler):
-    """No access log lines in test output."""
-
-    def log_message(self, *args: Any) -> None:
-        pass
 
 
 @pytest.fixture(params=["http", "direct"])
@@ -46,22 +36,12 @@ def raw_placement(request, db_url) -> Iterator[Any]:
         with PlacementDirect(conf) as client:
             yield client
         return
-    app = deploy.loadapp(conf)
-    server = simple_server.make_server("127.0.0.1", 0, app, server_class=ThreadingWSGIServer,
-                                       handler_class=SilentHandler)
-    thread = threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.05},
-                              daemon=True)
-    thread.start()
-    port = server.server_address[1]
-    client = http_placement(f"http://127.0.0.1:{port}", token="admin", headers=ADMIN_HEADERS)
-    try:
-        yield client
-    finally:
-        client.close()
-        server.shutdown()
-        server.server_close()
-        thread.join(5)
-        app.placement_app.database.dispose()
+    with served_app(conf) as url:
+        client = http_placement(url, token="admin", headers=ADMIN_HEADERS)
+        try:
+            yield client
+        finally:
+            client.close()
 
 
 @pytest.fixture

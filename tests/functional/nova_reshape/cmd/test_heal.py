@@ -9,26 +9,20 @@ Placement's rows afterwards and the exit status nova 34 gives.
 
 from __future__ import annotations
 
-import contextlib
 import io
 import os
 import signal
-import threading
-from wsgiref import simple_server
 
 import pytest
 
 from nova_reshape.cmd import manage
 from nova_reshape.consistency import heal as healing
 from nova_reshape.journal import RunStatus, list_runs
-from placement_wsgi import deploy
-from placement_wsgi.cmd.api import ThreadingWSGIServer
 from placement_wsgi.db.database import Database
 from tests.fixtures import heal_cloud as hc
 from tests.fixtures import nova_api_db as api_fx
-from tests.fixtures.config import make_conf
+from tests.fixtures.consistency import served
 from tests.fixtures.databases import checksum
-from tests.functional.nova_reshape.conftest import SilentHandler
 
 C3, C4 = hc.CMP3_UUID, hc.CMP4_UUID
 
@@ -198,22 +192,6 @@ def test_sigterm_between_batches_leaves_whole_batches_and_a_rerun_completes(
     monkeypatch.undo()
     code, out, err = run(*inputs(cloud, tmp_path, conf))
     assert code == 0 and "3 instance(s) healed" in out, out + err
-
-
-@contextlib.contextmanager
-def served(url):
-    """Placement on ``url``'s database served over HTTP on a free local port."""
-    server = simple_server.make_server("127.0.0.1", 0, deploy.loadapp(make_conf(url)),
-                                       server_class=ThreadingWSGIServer,
-                                       handler_class=SilentHandler)
-    thread = threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.05},
-                              daemon=True)
-    thread.start()
-    try:
-        yield f"http://127.0.0.1:{server.server_address[1]}"
-    finally:
-        server.shutdown()
-        server.server_close()
 
 
 def test_over_http_writes_what_the_offline_run_writes(engine, tmp_path):
