@@ -2,7 +2,8 @@
 
 A benchmark is timed by hand, so nothing else notices when one stops
 running (bench_scheduler.py once failed every request it generated). Each
-case runs one ``tools/bench_*.py`` in a subprocess, as an operator would,
+case runs one ``tools/bench_*.py``, or one of the other timing tools
+(:data:`TIMING_TOOLS`), in a subprocess, as an operator would,
 and checks that it exits 0 and prints each of its figures. The figures'
 values are never compared with anything: at these sizes a time says nothing.
 
@@ -60,6 +61,9 @@ def _json_figures(*keys: str) -> tuple[str, ...]:
     return tuple(rf'"{key}": {NUMBER}' for key in keys)
 
 
+#: Tools that time something without the bench_ prefix (the figures docs cite).
+TIMING_TOOLS = {"profile_candidates.py"}
+
 MIGRATE = ("--nodes", "2", "--gpus", "1", "--instances", "1")
 MIGRATE_FIGURES = _json_figures("migrate_seconds", "cpu_ms_per_node",
                                 "placement_calls_per_node", "peak_rss_mb") + (
@@ -91,6 +95,14 @@ REBUILD_FIGURES = _json_figures("rebuild_seconds", "heal_after_seconds", "revert
     r'"rebuild_exit": 0', r'2 compute node tree\(s\) built for nova [0-9.]+ \(2 reshaped by '
     r'the migration\), 10 instance\(s\) given allocations', r'"heal_after_exit": 4',
     r'"revert_exit": 0', r'"left_after_revert": \{\}')
+#: profile_candidates.py: the answer, the timing line, the statements and the profile
+CANDIDATES = ("--trees", "2", "--runs", "2")
+CANDIDATES_FIGURES = (
+    r"^(sqlite|postgresql): status 200, [1-9][0-9]* requests, [1-9][0-9]* summaries",
+    rf"^median {NUMBER} ms, best {NUMBER} ms over 2 runs; client CPU median {NUMBER} ms$")
+CANDIDATES_TRACED = (*CANDIDATES, "--statements", "--profile", "--top", "3")
+CANDIDATES_TRACED_FIGURES = (*CANDIDATES_FIGURES, rf"^\d+ statements, {NUMBER} ms of {NUMBER} ms$",
+                             r"function calls .* in [0-9.]+ seconds")
 CAPACITY = ("--hosts", "8", "--flavors", "4")
 CAPACITY_FIGURES = _json_figures("check_seconds", "check_cpu_seconds", "total_fits") + (
     r'"check_exit": 0',)
@@ -154,6 +166,12 @@ BENCHES = [
     Bench("bench_capacity.py", CAPACITY, CAPACITY_FIGURES),
     Bench("bench_capacity.py", (*CAPACITY, "--engine", "postgresql", *_on(ENV_POSTGRESQL)),
           CAPACITY_FIGURES, ENV_POSTGRESQL, "postgresql"),
+    Bench("profile_candidates.py", CANDIDATES_TRACED, CANDIDATES_TRACED_FIGURES),
+    Bench("profile_candidates.py", (*CANDIDATES, "--flat", "--limit", "1"), CANDIDATES_FIGURES,
+          on="sqlite-flat"),
+    Bench("profile_candidates.py", (*CANDIDATES, "--database",
+                                    os.environ.get(ENV_POSTGRESQL, "")),
+          CANDIDATES_FIGURES, ENV_POSTGRESQL, "postgresql"),
     Bench("bench_candidates_limit.py", ("--bench-dir", os.environ.get(ENV_BENCH_DIR, ""),
                                         "--count", "10", "--limits", "5", "--samples", "1",
                                         "--warmup", "0"),
@@ -163,7 +181,7 @@ BENCHES = [
 
 
 def test_every_benchmark_script_has_a_case() -> None:
-    scripts = {path.name for path in TOOLS.glob("bench_*.py")}
+    scripts = {path.name for path in TOOLS.glob("bench_*.py")} | TIMING_TOOLS
     assert scripts == {bench.script for bench in BENCHES}
 
 
