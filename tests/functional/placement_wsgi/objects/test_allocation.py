@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import pytest
+import sqlalchemy as sa
 
 from placement_wsgi import errors
+from placement_wsgi.db import tables
 from placement_wsgi.objects import allocation as allocation_obj
 from placement_wsgi.objects.allocation import ConsumerAllocations
 from tests.fixtures import seed
@@ -60,3 +62,26 @@ def test_an_empty_write_releases_and_forgets_the_consumer(database):
     write(database, ConsumerAllocations(CONSUMER, "p1", "u1", {}, consumer_generation=1))
     assert seed.usage(database, provider, "VCPU") == 0
     assert allocation_obj.get_consumer_allocations(database, CONSUMER).generation is None
+
+
+def test_a_consumer_s_times_are_read_only_for_a_last_modified(database):
+    """The tree reads skip the allocations' times (a datetime per row); the view a
+    GET /allocations answers with still carries the newest of them."""
+    first, second = seed.add_provider(database), seed.add_provider(database)
+    for provider in (first, second):
+        seed.add_inventory(database, provider, "VCPU", 8)
+    write(database, ConsumerAllocations(CONSUMER, "p1", "u1",
+                                        {first: {"VCPU": 1}, second: {"VCPU": 2}},
+                                        consumer_generation=None))
+    newest = database.read(lambda connection: connection.execute(
+        sa.select(sa.func.max(tables.allocations.c.created_at)).where(
+            tables.allocations.c.consumer_id == CONSUMER)).scalar_one())
+    plain, timed = database.read(lambda connection: (
+        allocation_obj.consumer_views(connection, [CONSUMER])[CONSUMER],
+        allocation_obj.consumer_views(connection, [CONSUMER], last_modified=True)[CONSUMER]))
+    assert newest is not None
+    assert (plain.last_modified, timed.last_modified) == (None, newest)
+    assert plain.allocations == timed.allocations == {
+        first: {"generation": 1, "resources": {"VCPU": 1}},
+        second: {"generation": 1, "resources": {"VCPU": 2}}}
+    assert allocation_obj.get_consumer_allocations(database, CONSUMER).last_modified == newest
